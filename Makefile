@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+# Resource Groups: build, test and run. See README.md.
+#
+#   make          kernel (debug), modules and selftests
+#   make run      interactive guest with the modules built
+#   make check    all tests in one debug guest boot; ends "N passed, N failed"
+#   make bench    benchmarks (release kernel)
+
+FLAVOR ?= debug
+KBUILD_FLAGS = W=1
+
+.PHONY: all deps kernel modules selftests run check bench clean sparse checkpatch
+
+all: modules selftests
+
+deps:
+	@qemu/deps
+
+kernel: deps
+	@qemu/build-kernel $(FLAVOR) >/dev/null
+
+modules: kernel
+	$(MAKE) -C "$$(qemu/build-kernel $(FLAVOR))" M=$(CURDIR) $(KBUILD_FLAGS) modules
+
+selftests: kernel
+	$(MAKE) -C selftests KSRC="$$(qemu/build-kernel $(FLAVOR))/source" all
+
+run: all
+	qemu/run --$(FLAVOR)
+
+check: all
+	qemu/check
+
+bench:
+	@echo "make bench: not implemented yet (see the benchmarks issue)"
+
+sparse: kernel
+	$(MAKE) -C "$$(qemu/build-kernel $(FLAVOR))" M=$(CURDIR) C=2 $(KBUILD_FLAGS) modules
+
+checkpatch: kernel
+	"$$(qemu/build-kernel $(FLAVOR))/source/scripts/checkpatch.pl" --strict --no-tree \
+		--ignore SPDX_LICENSE_TAG -f $$(git ls-files 'module/*.[ch]' 'include/*.h' \
+		'selftests/*.[ch]')
+
+clean:
+	$(MAKE) -C selftests clean
+	rm -rf .tmp_versions
+	find module selftests/modules \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
+		-o -name '*.mod.c' -o -name '.*.cmd' -o -name 'modules.order' \
+		-o -name 'Module.symvers' \) -delete
+	rm -f Module.symvers modules.order

@@ -1,0 +1,36 @@
+# shellcheck shell=bash
+# Shared settings of the qemu/ scripts: where the kernel cache lives and
+# which kernel a flavor (debug/release) is built into.
+
+RG_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RG_CACHE=${RG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/res_groups}
+RG_SRC_PKG=linux-source-6.1
+
+die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+
+rg_src_version() {
+	dpkg-query -W -f='${Version}' "$RG_SRC_PKG" 2>/dev/null
+}
+
+# The patches, in series order.
+rg_patches() {
+	local p
+	while read -r p; do
+		[ -n "$p" ] && [ "${p#\#}" = "$p" ] && echo "$RG_TOP/hooks-patch/$p"
+	done < "$RG_TOP/hooks-patch/series"
+}
+
+# rg_key FLAVOR: what a build depends on (source version, patches, config).
+rg_key() {
+	{
+		rg_src_version
+		# shellcheck disable=SC2046
+		cat $(rg_patches) "$RG_TOP/hooks-patch/base.config" \
+			"$RG_TOP/hooks-patch/$1.config"
+	} | sha256sum | cut -c1-16
+}
+
+# rg_kdir FLAVOR: the build tree of that flavor (O= directory).
+rg_kdir() {
+	echo "$RG_CACHE/build-$1-$(rg_key "$1")"
+}
