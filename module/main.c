@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Resource Groups: module load and unload.
+ *
+ * Load: hooks first (new forks join by themselves), then every existing
+ * task into the root, then the configfs tree. Unload in reverse; configfs
+ * holds a module reference per group, so by then only the root is left,
+ * and controllers depend on this module, so none is registered.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -8,26 +13,27 @@
 
 #include "rg.h"
 
-static const struct res_group_hooks rg_hooks = {
-	.proc_show	= rg_proc_show,
-};
-
 static int __init rg_init(void)
 {
 	int ret;
 
+	rg_group_init_root();
 	ret = res_group_hooks_register(&rg_hooks);
 	if (ret)
 		return ret;
+	rg_tasks_attach_all();
 	ret = rgcs_init();
-	if (ret)
+	if (ret) {
+		rg_tasks_detach_all();
 		res_group_hooks_unregister(&rg_hooks);
+	}
 	return ret;
 }
 
 static void __exit rg_exit(void)
 {
 	rgcs_exit();
+	rg_tasks_detach_all();
 	res_group_hooks_unregister(&rg_hooks);
 }
 

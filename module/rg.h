@@ -1,15 +1,111 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Internal interfaces between the files of res_groups.ko.
+ *
+ * Locks, outermost first (each file says which it takes):
+ * 1. rg_fork_sem (percpu rwsem): read-held by a fork from can_fork to
+ *    post_fork/cancel_fork; write-held by whatever changes which shares
+ *    a fork would charge, or removes a group: controller (un)registration,
+ *    rmdir, module load and unload.
+ * 2. rg_mutex: the group tree, the controller list, every res_shares value.
+ * 3. res_group.lock (spinlock), two at most, taken in address order
+ *    (rg_lock_two()): the group's task list, task->res_group of its
+ *    tasks, writes to its eff[] slots, and the move_task() calls for its
+ *    tasks.
  */
 #ifndef _RES_GROUPS_RG_H
 #define _RES_GROUPS_RG_H
 
+#include <linux/configfs.h>
+#include <linux/mutex.h>
+#include <linux/percpu-rwsem.h>
+#include <linux/res_group.h>
 #include <linux/res_group_hooks.h>
+#include <linux/spinlock.h>
 
+/**
+ * struct res_group - a resource group
+ * @cg: its configfs directory (unused for the root, which is the
+ *	subsystem's directory)
+ * @parent: NULL for the root
+ * @depth: 0 for the root
+ * @dead: set when rmdir has emptied it; nothing may join it then
+ * @lock: see the top of this file
+ * @tasks: the tasks in this group, linked by task->res_group_node
+ * @nr_tasks: length of @tasks
+ * @shares: this group's own shares, per controller id (NULL if too deep)
+ * @eff: shares its tasks count in: @shares or the nearest ancestor's
+ * @children: child groups (rg_mutex)
+ * @sibling: entry in the parent's @children (rg_mutex)
+ * @rcu: frees the group after readers of task->res_group are done
+ * @name: the directory name (copied: configfs frees its own copy early)
+ */
+struct res_group {
+	struct config_group cg;
+	struct res_group *parent;
+	int depth;
+	bool dead;
+	spinlock_t lock;
+	struct list_head tasks;
+	unsigned int nr_tasks;
+	struct res_shares *shares[RES_GROUP_MAX_CONTROLLERS];
+	struct res_shares *eff[RES_GROUP_MAX_CONTROLLERS];
+	struct list_head children;
+	struct list_head sibling;
+	struct rcu_head rcu;
+	char name[];
+};
+
+extern struct percpu_rw_semaphore rg_fork_sem;
+extern struct mutex rg_mutex;
+extern struct res_group rg_root;
+extern struct list_head rg_controllers;
+extern struct res_controller *rg_ctls[RES_GROUP_MAX_CONTROLLERS];
+
+/* group.c: the tree */
+void rg_group_init_root(void);
+struct res_group *rg_group_next(struct res_group *pos);
+void rg_lock_two(struct res_group *a, struct res_group *b);
+void rg_unlock_two(struct res_group *a, struct res_group *b);
+int rg_group_alloc_shares(struct res_group *grp, struct res_controller *ctl,
+			  struct res_shares **out);
+void rg_group_drop_shares(struct res_group *grp, struct res_controller *ctl,
+			  bool parent_too);
+void rg_children_max_update(struct res_group *grp, int id);
+struct res_group *rg_group_create(struct res_group *parent, const char *name);
+void rg_group_remove(struct res_group *grp);
+void rg_group_free(struct res_group *grp);
+
+#define rg_for_each_group(pos) \
+	for ((pos) = &rg_root; (pos); (pos) = rg_group_next(pos))
+
+/* shares.c: the arithmetic of SPEC 3.1 and 3.3, no locking */
+void rg_shares_init(struct res_shares *s, struct res_shares *parent,
+		    int depth);
+int rg_shares_check(const struct res_shares *s, const struct res_shares *req,
+		    const struct res_shares *parent, struct res_shares *f);
+void rg_shares_commit(struct res_shares *s, const struct res_shares *f,
+		      struct res_shares *parent);
+void rg_shares_reset(struct res_shares *s, struct res_shares *parent);
+int rg_shares_max_of(int acc, const struct res_shares *child);
+
+/* tasks.c: membership and the hooks */
+extern const struct res_group_hooks rg_hooks;
+struct res_group *rg_lock_task_group(struct task_struct *tsk);
+void rg_tasks_attach_all(void);
+void rg_tasks_detach_all(void);
+int rg_task_move(struct task_struct *tsk, struct res_group *to);
+void rg_tasks_move_all(struct res_group *from, struct res_group *to);
+void rg_tasks_set_eff(struct res_group *grp, int id, struct res_shares *eff);
+
+/* registry.c: controllers */
+struct res_controller *rg_controller_find(const char *name, size_t len);
+
+/* rgcs.c: configfs */
 int rgcs_init(void);
 void rgcs_exit(void);
 
+/* proc.c */
 int rg_proc_show(struct seq_file *m, struct pid_namespace *ns,
 		 struct pid *pid, struct task_struct *tsk);
 

@@ -1,13 +1,344 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * RGCS: the configfs interface, /sys/kernel/config/res_groups.
+ *
+ * Every directory is a group with three files: shares, stats, members
+ * (formats in SPEC section 5). Locking: the shares and stats handlers take
+ * rg_mutex; members takes the group's lock to list its tasks and rg_mutex
+ * to move one. mkdir takes rg_mutex, rmdir rg_fork_sem then rg_mutex.
  */
-#include <linux/configfs.h>
-#include <linux/module.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seq_buf.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include "rg.h"
 
+static struct configfs_subsystem rgcs_subsys;
+
+static struct res_group *to_rg(struct config_item *item)
+{
+	if (item == &rgcs_subsys.su_group.cg_item)
+		return &rg_root;
+	return container_of(to_config_group(item), struct res_group, cg);
+}
+
+/* A string written to a file: NUL-free, one trailing newline allowed. */
+static char *rgcs_dup_input(const char *page, size_t count)
+{
+	if (strnlen(page, count) != count)
+		return ERR_PTR(-EINVAL);
+	if (count && page[count - 1] == '\n')
+		count--;
+	return kmemdup_nul(page, count, GFP_KERNEL) ?: ERR_PTR(-ENOMEM);
+}
+
+static ssize_t rgcs_shares_show(struct config_item *item, char *page)
+{
+	struct res_group *grp = to_rg(item);
+	struct res_controller *ctl;
+	struct res_shares *s;
+	int len = 0;
+
+	mutex_lock(&rg_mutex);
+	list_for_each_entry(ctl, &rg_controllers, list) {
+		s = grp->shares[ctl->id];
+		if (s)
+			len += scnprintf(page + len, PAGE_SIZE - len,
+					 "res=%s,min_shares=%d,max_shares=%d,child_shares_divisor=%d\n",
+					 ctl->name, s->min_shares,
+					 s->max_shares,
+					 s->child_shares_divisor);
+	}
+	mutex_unlock(&rg_mutex);
+	return len;
+}
+
+/* Index of a shares key: 0 min, 1 max, 2 divisor; -1 if unknown. */
+static int rgcs_shares_key(const char *key)
+{
+	static const char * const keys[] = {
+		"min_shares", "max_shares", "child_shares_divisor",
+		"child_total_divisor",	/* the 2006 spelling */
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strcmp(key, keys[i]))
+			return min(i, 2);
+	return -1;
+}
+
+/*
+ * Parse "res=NAME,key=value,..." into *@ctl and @req (fields not given:
+ * UNCHANGED). Every key at most once. Caller holds rg_mutex.
+ */
+static int rgcs_shares_parse(char *str, struct res_controller **ctl,
+			     struct res_shares *req)
+{
+	int val[3] = { RES_SHARES_UNCHANGED, RES_SHARES_UNCHANGED,
+		       RES_SHARES_UNCHANGED };
+	unsigned int seen = 0;
+	char *tok, *v;
+	int key;
+
+	*ctl = NULL;
+	while ((tok = strsep(&str, ","))) {
+		v = strchr(tok, '=');
+		if (!v)
+			return -EINVAL;
+		*v++ = '\0';
+		if (!strcmp(tok, "res")) {
+			if (*ctl)
+				return -EINVAL;
+			*ctl = rg_controller_find(v, strlen(v));
+			if (!*ctl)
+				return -EINVAL;
+			continue;
+		}
+		key = rgcs_shares_key(tok);
+		if (key < 0 || (seen & BIT(key)) || kstrtoint(v, 10, &val[key]))
+			return -EINVAL;
+		seen |= BIT(key);
+	}
+	req->min_shares = val[0];
+	req->max_shares = val[1];
+	req->child_shares_divisor = val[2];
+	return *ctl ? 0 : -EINVAL;
+}
+
+static ssize_t rgcs_shares_store(struct config_item *item, const char *page,
+				 size_t count)
+{
+	struct res_group *grp = to_rg(item);
+	struct res_shares req, f, *s, *parent;
+	struct res_controller *ctl;
+	bool max_changed;
+	char *str;
+	int ret;
+
+	str = rgcs_dup_input(page, count);
+	if (IS_ERR(str))
+		return PTR_ERR(str);
+	mutex_lock(&rg_mutex);
+	ret = rgcs_shares_parse(str, &ctl, &req);
+	if (ret)
+		goto out;
+	s = grp->shares[ctl->id];
+	ret = -EINVAL;
+	if (!s)
+		goto out;
+	parent = grp->parent ? grp->parent->shares[ctl->id] : NULL;
+	ret = rg_shares_check(s, &req, parent, &f);
+	if (ret)
+		goto out;
+	max_changed = f.max_shares != s->max_shares;
+	rg_shares_commit(s, &f, parent);
+	if (max_changed && grp->parent)
+		rg_children_max_update(grp->parent, ctl->id);
+	if (ctl->shares_changed)
+		ctl->shares_changed(s);
+out:
+	mutex_unlock(&rg_mutex);
+	kfree(str);
+	return ret ?: count;
+}
+
+static ssize_t rgcs_stats_show(struct config_item *item, char *page)
+{
+	struct res_group *grp = to_rg(item);
+	struct res_controller *ctl;
+	struct seq_buf sb;
+
+	seq_buf_init(&sb, page, PAGE_SIZE);
+	mutex_lock(&rg_mutex);
+	list_for_each_entry(ctl, &rg_controllers, list)
+		if (grp->shares[ctl->id] && ctl->show_stats)
+			ctl->show_stats(grp->shares[ctl->id], &sb);
+	mutex_unlock(&rg_mutex);
+	return seq_buf_used(&sb);
+}
+
+/* "res=NAME[,ARGS]": hand ARGS to that controller's reset_stats. */
+static ssize_t rgcs_stats_store(struct config_item *item, const char *page,
+				size_t count)
+{
+	struct res_group *grp = to_rg(item);
+	struct res_controller *ctl;
+	char *str, *args;
+	int ret = -EINVAL;
+
+	str = rgcs_dup_input(page, count);
+	if (IS_ERR(str))
+		return PTR_ERR(str);
+	if (strncmp(str, "res=", 4))
+		goto out_free;
+	args = strchrnul(str + 4, ',');
+	mutex_lock(&rg_mutex);
+	ctl = rg_controller_find(str + 4, args - (str + 4));
+	if (ctl && ctl->reset_stats && grp->shares[ctl->id])
+		ret = ctl->reset_stats(grp->shares[ctl->id],
+				       *args ? args + 1 : args);
+	mutex_unlock(&rg_mutex);
+out_free:
+	kfree(str);
+	return ret ?: count;
+}
+
+/* Room for one pid and its newline. */
+#define RGCS_PID_LEN	12
+
+/*
+ * members, read: the pids of the group's tasks in the reader's pid
+ * namespace. Asked for its size first (buf NULL), then to fill.
+ */
+static ssize_t rgcs_members_read(struct config_item *item, char *buf,
+				 size_t size)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct res_group *grp = to_rg(item);
+	struct task_struct *t;
+	size_t len = 0;
+	pid_t nr;
+
+	spin_lock(&grp->lock);
+	if (!buf) {
+		/* Some slack for tasks that join before the second call. */
+		len = (grp->nr_tasks + 64) * RGCS_PID_LEN;
+		goto out;
+	}
+	list_for_each_entry(t, &grp->tasks, res_group_node) {
+		if (len + RGCS_PID_LEN > size)
+			break;
+		nr = task_pid_nr_ns(t, ns);
+		if (nr > 0)
+			len += scnprintf(buf + len, size - len, "%d\n", nr);
+	}
+out:
+	spin_unlock(&grp->lock);
+	return len;
+}
+
+/* The writer may move @tsk: SPEC 5, members. */
+static bool rgcs_may_move(struct task_struct *tsk)
+{
+	bool same_uid;
+
+	if (capable(CAP_SYS_NICE) || capable(CAP_SYS_RESOURCE))
+		return true;
+	rcu_read_lock();
+	same_uid = uid_eq(current_uid(), __task_cred(tsk)->uid);
+	rcu_read_unlock();
+	return same_uid;
+}
+
+static ssize_t rgcs_members_store(struct config_item *item, const char *page,
+				  size_t count)
+{
+	struct task_struct *tsk;
+	char *str;
+	int pid, ret;
+
+	str = rgcs_dup_input(page, count);
+	if (IS_ERR(str))
+		return PTR_ERR(str);
+	ret = kstrtoint(strim(str), 10, &pid);
+	kfree(str);
+	if (ret || pid <= 0)
+		return -EINVAL;
+
+	rcu_read_lock();
+	tsk = pid_task(find_vpid(pid), PIDTYPE_PID);
+	if (tsk)
+		get_task_struct(tsk);
+	rcu_read_unlock();
+	if (!tsk)
+		return -ESRCH;
+
+	if (tsk->flags & PF_EXITING)
+		ret = -ESRCH;
+	else if (tsk->flags & PF_KTHREAD)
+		ret = -EINVAL;
+	else if (!rgcs_may_move(tsk))
+		ret = -EPERM;
+	if (!ret) {
+		mutex_lock(&rg_mutex);
+		ret = rg_task_move(tsk, to_rg(item));
+		mutex_unlock(&rg_mutex);
+	}
+	put_task_struct(tsk);
+	return ret ?: count;
+}
+
+CONFIGFS_ATTR(rgcs_, shares);
+CONFIGFS_ATTR(rgcs_, stats);
+
+static struct configfs_attribute rgcs_attr_members = {
+	.ca_name	= "members",
+	.ca_mode	= 0644,
+	.ca_owner	= THIS_MODULE,
+	.read		= rgcs_members_read,
+	.store		= rgcs_members_store,
+};
+
+static struct configfs_attribute *rgcs_attrs[] = {
+	&rgcs_attr_shares,
+	&rgcs_attr_stats,
+	&rgcs_attr_members,
+	NULL,
+};
+
+static const struct config_item_type rgcs_group_type;
+
+static struct config_group *rgcs_make_group(struct config_group *group,
+					    const char *name)
+{
+	struct res_group *grp;
+
+	mutex_lock(&rg_mutex);
+	grp = rg_group_create(to_rg(&group->cg_item), name);
+	mutex_unlock(&rg_mutex);
+	if (IS_ERR(grp))
+		return ERR_CAST(grp);
+	config_group_init_type_name(&grp->cg, name, &rgcs_group_type);
+	return &grp->cg;
+}
+
+static void rgcs_drop_item(struct config_group *group,
+			   struct config_item *item)
+{
+	rg_group_remove(to_rg(item));
+	config_item_put(item);
+}
+
+static void rgcs_release(struct config_item *item)
+{
+	rg_group_free(to_rg(item));
+}
+
+static struct configfs_group_operations rgcs_group_ops = {
+	.make_group	= rgcs_make_group,
+	.drop_item	= rgcs_drop_item,
+};
+
+static struct configfs_item_operations rgcs_item_ops = {
+	.release	= rgcs_release,
+};
+
+static const struct config_item_type rgcs_group_type = {
+	.ct_item_ops	= &rgcs_item_ops,
+	.ct_group_ops	= &rgcs_group_ops,
+	.ct_attrs	= rgcs_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
 static const struct config_item_type rgcs_root_type = {
+	.ct_group_ops	= &rgcs_group_ops,
+	.ct_attrs	= rgcs_attrs,
 	.ct_owner	= THIS_MODULE,
 };
 

@@ -5,12 +5,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rg_util.h"
@@ -106,4 +109,111 @@ int rg_exists(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0;
+}
+
+const char *rg_path(char *buf, size_t size, const char *group,
+		    const char *file)
+{
+	snprintf(buf, size, "%s%s%s%s%s", RG_ROOT, *group ? "/" : "", group,
+		 file ? "/" : "", file ? file : "");
+	return buf;
+}
+
+int rg_mkdir(const char *group)
+{
+	char p[PATH_MAX];
+
+	return mkdir(rg_path(p, sizeof(p), group, NULL), 0755) ? -errno : 0;
+}
+
+int rg_rmdir(const char *group)
+{
+	char p[PATH_MAX];
+
+	return rmdir(rg_path(p, sizeof(p), group, NULL)) ? -errno : 0;
+}
+
+static int rg_rmdir_one(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	if (type == FTW_DP && ftw->level > 0)
+		rmdir(path);
+	return 0;
+}
+
+void rg_remove_all_groups(void)
+{
+	if (rg_exists(RG_ROOT))
+		nftw(RG_ROOT, rg_rmdir_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int rg_move(const char *group, pid_t pid)
+{
+	char p[PATH_MAX], s[32];
+
+	snprintf(s, sizeof(s), "%d\n", pid);
+	return rg_write(rg_path(p, sizeof(p), group, "members"), s);
+}
+
+int rg_is_member(const char *group, pid_t pid)
+{
+	char p[PATH_MAX], *buf, *line, *save;
+	size_t size = 1 << 20;
+	int found = 0;
+
+	buf = malloc(size);
+	if (!buf || rg_read(rg_path(p, sizeof(p), group, "members"), buf,
+			    size) < 0) {
+		free(buf);
+		return 0;
+	}
+	for (line = strtok_r(buf, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save))
+		found = atoi(line) == pid;
+	free(buf);
+	return found;
+}
+
+long rg_get(const char *group, const char *file, const char *res,
+	    const char *key)
+{
+	char p[PATH_MAX], buf[8192], prefix[64], *line, *save, *k;
+	size_t klen = strlen(key);
+
+	if (rg_read(rg_path(p, sizeof(p), group, file), buf, sizeof(buf)) < 0)
+		return LONG_MIN;
+	snprintf(prefix, sizeof(prefix), "res=%s,", res);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, prefix, strlen(prefix)))
+			continue;
+		for (k = line; (k = strstr(k, key)); k += klen)
+			if ((k[-1] == ',') && k[klen] == '=')
+				return strtol(k + klen + 1, NULL, 10);
+	}
+	return LONG_MIN;
+}
+
+int rg_set(const char *group, const char *file, const char *str)
+{
+	char p[PATH_MAX];
+
+	return rg_write(rg_path(p, sizeof(p), group, file), str);
+}
+
+pid_t rg_sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+void rg_kill(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }

@@ -27,4 +27,31 @@ int rg_write(const char *path, const char *str);
 /* 1 if path exists. */
 int rg_exists(const char *path);
 
+/* RG_ROOT "/" group "/" file into buf (group "" is the root). */
+const char *rg_path(char *buf, size_t size, const char *group,
+		    const char *file);
+/* mkdir of a group; 0 or -errno. */
+int rg_mkdir(const char *group);
+/* rmdir of a group; 0 or -errno. */
+int rg_rmdir(const char *group);
+/* Remove every group, deepest first. */
+void rg_remove_all_groups(void);
+/* Write "pid\n" to the group's members; 0 or -errno. */
+int rg_move(const char *group, pid_t pid);
+/* 1 if pid is listed in the group's members. */
+int rg_is_member(const char *group, pid_t pid);
+/*
+ * The value of key in the line of controller res in the group's file
+ * (shares or stats); LONG_MIN if there is no such line or key.
+ */
+long rg_get(const char *group, const char *file, const char *res,
+	    const char *key);
+/* Write str to the group's file; 0 or -errno. */
+int rg_set(const char *group, const char *file, const char *str);
+
+/* A child that sleeps until killed; its pid. */
+pid_t rg_sleeper(void);
+/* SIGKILL and reap a child. */
+void rg_kill(pid_t pid);
+
 #endif

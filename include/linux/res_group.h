@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Resource Groups: the API between res_groups.ko and resource controllers.
+ *
+ * A controller (e.g. numtasks) registers a struct res_controller. For every
+ * group no deeper than res_controller.depth the framework asks it for a
+ * struct res_shares (usually embedded in a bigger, controller-private
+ * struct), and tells it of every task that enters or leaves a group.
+ */
+#ifndef _LINUX_RES_GROUP_H
+#define _LINUX_RES_GROUP_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct module;
+struct seq_buf;
+struct task_struct;
+
+/* Symbolic share values (SPEC section 3). */
+#define RES_SHARES_DONT_CARE		(-3)
+#define RES_SHARES_UNSUPPORTED		(-2)
+#define RES_SHARES_UNCHANGED		(-1)
+
+#define RES_SHARES_DEFAULT_DIVISOR	100
+#define RES_GROUP_MAX_DEPTH		5
+#define RES_GROUP_MAX_CONTROLLERS	8
+
+/**
+ * struct res_shares - the shares of one (group, controller) pair
+ * @min_shares: guaranteed part of the parent's resource (numerator)
+ * @max_shares: ceiling, part of the parent's resource (numerator)
+ * @child_shares_divisor: denominator of the children's min/max
+ * @unused: part of @child_shares_divisor not promised to children's mins
+ * @children_max: largest @max_shares among the children (0 if none)
+ * @parent: the parent group's shares of this controller (NULL at the root)
+ * @depth: depth of the group (root: 0)
+ *
+ * A controller may set a field to RES_SHARES_UNSUPPORTED in its
+ * alloc_shares(); the framework sets the others to their defaults. The
+ * fields are written by the framework only, under its mutex; controllers
+ * read them, with READ_ONCE() where they do not hold that mutex (hot
+ * paths), and must then cope with a concurrent update.
+ */
+struct res_shares {
+	int min_shares;
+	int max_shares;
+	int child_shares_divisor;
+	int unused;
+	int children_max;
+	struct res_shares *parent;
+	int depth;
+};
+
+/**
+ * enum res_group_event - why a task changes group, for move_task()
+ * @RES_GROUP_FORK: a new task; can_fork() allowed it just before
+ * @RES_GROUP_ATTACH: a task enters without a can_fork(): at controller
+ *	registration, module load, or a fork that raced with the load
+ * @RES_GROUP_MOVE: moved by a write to a group's members file, or by the
+ *	removal of its group
+ * @RES_GROUP_EXIT: the task was reaped
+ * @RES_GROUP_DETACH: the controller is unregistering
+ */
+enum res_group_event {
+	RES_GROUP_FORK,
+	RES_GROUP_ATTACH,
+	RES_GROUP_MOVE,
+	RES_GROUP_EXIT,
+	RES_GROUP_DETACH,
+};
+
+/**
+ * struct res_controller - a resource controller
+ * @name: unique name, shown as res=NAME
+ * @depth: the deepest group depth given shares (0..RES_GROUP_MAX_DEPTH);
+ *	tasks of deeper groups count in their nearest ancestor that has shares
+ * @owner: the module that implements the callbacks (THIS_MODULE)
+ * @alloc_shares: allocate shares for a new group (required); may sleep.
+ *	Return NULL on failure.
+ * @free_shares: free what alloc_shares() returned (required); may sleep.
+ * @shares_changed: a write changed @shares (after the change); may sleep.
+ * @show_stats: print statistics, each line starting with "res=NAME,".
+ * @reset_stats: handle "res=NAME[,ARGS]" written to stats; @args is ""
+ *	without ARGS. Return 0 or a negative errno.
+ * @move_task: @tsk leaves @from (NULL: it was in no group of this
+ *	controller) and enters @to (NULL: it leaves). Called with spinlocks
+ *	held: must not sleep. @from != @to.
+ * @can_fork: may refuse, with a negative errno, a fork into @shares.
+ *	Must not sleep. If it returns 0, either cancel_fork() or a
+ *	move_task(RES_GROUP_FORK) follows for the same @shares.
+ * @cancel_fork: the fork can_fork() allowed failed. Must not sleep.
+ * @list: private to res_groups.ko
+ * @id: private to res_groups.ko
+ *
+ * Every callback runs with the framework holding references that keep
+ * @shares alive. res_controller_unregister() returns once none runs.
+ */
+struct res_controller {
+	const char *name;
+	int depth;
+	struct module *owner;
+
+	struct res_shares *(*alloc_shares)(struct res_controller *ctl);
+	void (*free_shares)(struct res_shares *shares);
+	void (*shares_changed)(struct res_shares *shares);
+	void (*show_stats)(struct res_shares *shares, struct seq_buf *sb);
+	int (*reset_stats)(struct res_shares *shares, const char *args);
+	void (*move_task)(struct task_struct *tsk, struct res_shares *from,
+			  struct res_shares *to, enum res_group_event event);
+	int (*can_fork)(struct res_shares *shares);
+	void (*cancel_fork)(struct res_shares *shares);
+
+	struct list_head list;
+	int id;
+};
+
+/**
+ * res_controller_register - add a controller
+ * @ctl: the controller; must stay valid until unregistered
+ *
+ * Allocates its shares in every existing group no deeper than @ctl->depth
+ * and tells it of every task already in a group (RES_GROUP_ATTACH).
+ *
+ * Return: 0; -EINVAL for a bad @ctl; -EEXIST if a controller of that name
+ * is registered; -ENOSPC if RES_GROUP_MAX_CONTROLLERS are; -ENOMEM.
+ */
+int res_controller_register(struct res_controller *ctl);
+
+/**
+ * res_controller_unregister - remove a controller
+ * @ctl: a registered controller
+ *
+ * Tells it every task leaves (RES_GROUP_DETACH), resets and frees its
+ * shares in every group. Always succeeds; returns once no callback of
+ * @ctl runs or can start.
+ */
+void res_controller_unregister(struct res_controller *ctl);
+
+#endif /* _LINUX_RES_GROUP_H */

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resource Groups: the group tree.
+ *
+ * Locking: the tree (parent, children, sibling), every group's shares[]
+ * and every res_shares value are under rg_mutex. A group's eff[] is
+ * written under rg_mutex and the group's lock, with rg_fork_sem held for
+ * write (forks read it holding rg_fork_sem for read). Group memory is
+ * freed after an RCU grace period, so task->res_group may be followed
+ * under rcu_read_lock().
+ */
+#include <linux/ctype.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "rg.h"
+
+DEFINE_MUTEX(rg_mutex);
+struct res_group rg_root = {
+	.name = "",
+};
+
+void rg_group_init_root(void)
+{
+	spin_lock_init(&rg_root.lock);
+	INIT_LIST_HEAD(&rg_root.tasks);
+	INIT_LIST_HEAD(&rg_root.children);
+	INIT_LIST_HEAD(&rg_root.sibling);
+}
+
+/**
+ * rg_group_next - pre-order walk of the tree (parents before children)
+ * @pos: the current group
+ *
+ * Caller holds rg_mutex. Return: the next group, or NULL after the last.
+ */
+struct res_group *rg_group_next(struct res_group *pos)
+{
+	if (!list_empty(&pos->children))
+		return list_first_entry(&pos->children, struct res_group,
+					sibling);
+	for (; pos != &rg_root; pos = pos->parent)
+		if (!list_is_last(&pos->sibling, &pos->parent->children))
+			return list_next_entry(pos, sibling);
+	return NULL;
+}
+
+/* Two group locks, always in address order so that no two CPUs deadlock. */
+void rg_lock_two(struct res_group *a, struct res_group *b)
+{
+	if (a == b) {
+		spin_lock(&a->lock);
+		return;
+	}
+	if (a > b)
+		swap(a, b);
+	spin_lock(&a->lock);
+	spin_lock_nested(&b->lock, SINGLE_DEPTH_NESTING);
+}
+
+void rg_unlock_two(struct res_group *a, struct res_group *b)
+{
+	if (a != b)
+		spin_unlock(&b->lock);
+	spin_unlock(&a->lock);
+}
+
+/**
+ * rg_group_alloc_shares - allocate @ctl's shares for @grp, if deep enough
+ * @grp: a group whose parent already has its shares of @ctl
+ * @ctl: the controller
+ * @out: the new shares, or NULL if @grp is deeper than @ctl supports
+ *
+ * Caller holds rg_mutex. Return: 0 or -ENOMEM.
+ */
+int rg_group_alloc_shares(struct res_group *grp, struct res_controller *ctl,
+			  struct res_shares **out)
+{
+	struct res_shares *s;
+
+	*out = NULL;
+	if (grp->depth > ctl->depth)
+		return 0;
+	s = ctl->alloc_shares(ctl);
+	if (!s)
+		return -ENOMEM;
+	rg_shares_init(s, grp->parent ? grp->parent->shares[ctl->id] : NULL,
+		       grp->depth);
+	*out = s;
+	return 0;
+}
+
+/* The controller slot @id of a new group: own shares or the parent's. */
+static void rg_group_init_slot(struct res_group *grp, int id,
+			       struct res_shares *s)
+{
+	grp->shares[id] = s;
+	grp->eff[id] = s ?: grp->parent->eff[id];
+}
+
+/**
+ * rg_group_drop_shares - reset @ctl's shares of @grp (SPEC 3.3), free them
+ * @grp: a group no task of which counts in these shares any more
+ * @ctl: the controller
+ * @parent_too: give the parent back the min_shares and recompute its
+ *	children_max (not when every group's shares are going)
+ *
+ * Caller holds rg_mutex.
+ */
+void rg_group_drop_shares(struct res_group *grp, struct res_controller *ctl,
+			  bool parent_too)
+{
+	struct res_shares *s = grp->shares[ctl->id];
+
+	if (!s)
+		return;
+	grp->shares[ctl->id] = NULL;
+	grp->eff[ctl->id] = NULL;
+	rg_shares_reset(s, parent_too ? s->parent : NULL);
+	if (parent_too && grp->parent)
+		rg_children_max_update(grp->parent, ctl->id);
+	ctl->free_shares(s);
+}
+
+/* Every controller's shares of @grp, which is out of the tree. */
+static void rg_group_free_shares(struct res_group *grp)
+{
+	struct res_controller *ctl;
+
+	list_for_each_entry(ctl, &rg_controllers, list)
+		rg_group_drop_shares(grp, ctl, true);
+}
+
+static bool rg_name_ok(const char *name)
+{
+	for (; *name; name++)
+		if (iscntrl(*name))
+			return false;
+	return true;
+}
+
+/**
+ * rg_group_create - a new group under @parent (mkdir)
+ * @parent: the parent group
+ * @name: the directory name
+ *
+ * Caller holds rg_mutex. Return: the group, or ERR_PTR(-EMLINK) beyond
+ * RES_GROUP_MAX_DEPTH, -EINVAL for a name with a control character,
+ * -ENOMEM.
+ */
+struct res_group *rg_group_create(struct res_group *parent, const char *name)
+{
+	struct res_controller *ctl;
+	struct res_group *grp;
+	struct res_shares *s;
+
+	if (parent->depth >= RES_GROUP_MAX_DEPTH)
+		return ERR_PTR(-EMLINK);
+	if (!rg_name_ok(name))
+		return ERR_PTR(-EINVAL);
+	grp = kzalloc(struct_size(grp, name, strlen(name) + 1), GFP_KERNEL);
+	if (!grp)
+		return ERR_PTR(-ENOMEM);
+	strcpy(grp->name, name);
+	grp->parent = parent;
+	grp->depth = parent->depth + 1;
+	spin_lock_init(&grp->lock);
+	INIT_LIST_HEAD(&grp->tasks);
+	INIT_LIST_HEAD(&grp->children);
+
+	list_for_each_entry(ctl, &rg_controllers, list) {
+		if (rg_group_alloc_shares(grp, ctl, &s)) {
+			rg_group_free_shares(grp);
+			kfree(grp);
+			return ERR_PTR(-ENOMEM);
+		}
+		rg_group_init_slot(grp, ctl->id, s);
+	}
+	/* No task can be in it yet: no need for its lock or rg_fork_sem. */
+	list_add_tail(&grp->sibling, &parent->children);
+	return grp;
+}
+
+/**
+ * rg_children_max_update - recompute children_max of @grp's shares @id
+ * @grp: the parent group
+ * @id: a controller id
+ *
+ * Caller holds rg_mutex.
+ */
+void rg_children_max_update(struct res_group *grp, int id)
+{
+	struct res_group *child;
+	int max = 0;
+
+	if (!grp->shares[id])
+		return;
+	list_for_each_entry(child, &grp->children, sibling)
+		if (child->shares[id])
+			max = rg_shares_max_of(max, child->shares[id]);
+	grp->shares[id]->children_max = max;
+}
+
+/**
+ * rg_group_remove - rmdir: move the tasks to the parent, drop the shares
+ * @grp: a group without children
+ *
+ * Takes rg_fork_sem for write (no fork may be entering @grp) and rg_mutex.
+ */
+void rg_group_remove(struct res_group *grp)
+{
+	percpu_down_write(&rg_fork_sem);
+	mutex_lock(&rg_mutex);
+	rg_tasks_move_all(grp, grp->parent);
+	list_del_init(&grp->sibling);
+	rg_group_free_shares(grp);
+	mutex_unlock(&rg_mutex);
+	percpu_up_write(&rg_fork_sem);
+}
+
+/* The last reference is gone (configfs release). */
+void rg_group_free(struct res_group *grp)
+{
+	WARN_ON_ONCE(!list_empty(&grp->tasks));
+	kfree_rcu(grp, rcu);
+}

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resource Groups: which task is in which group, and telling controllers.
+ *
+ * A task is in a group from fork (or module load) until it is reaped
+ * (release), so that zombies still count. task->res_group is NULL for a
+ * task in no group: before the module loads, when it was already exiting
+ * at load, after it is reaped.
+ *
+ * Locking (see rg.h for the order):
+ * - task->res_group and task->res_group_node change only under the lock
+ *   of the group the task leaves or joins (both, for a move); readers
+ *   that do not hold it use RCU.
+ * - move_task() of every controller is called under the locks of the
+ *   groups involved, so a controller sees each task's moves in order.
+ * - A fork holds rg_fork_sem for read from can_fork to post_fork or
+ *   cancel_fork. Whatever would change the shares a fork is charged to
+ *   (controller registration, rmdir, load, unload) takes it for write.
+ */
+#include <linux/rculist.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+
+#include "rg.h"
+
+DEFINE_PERCPU_RWSEM(rg_fork_sem);
+
+/* Set at unload, under rg_fork_sem write: no task may join any more. */
+static bool rg_detached;
+
+/**
+ * rg_lock_task_group - lock the group @tsk is in
+ * @tsk: any task
+ *
+ * Return: the locked group, or NULL (nothing locked) if @tsk is in none.
+ */
+struct res_group *rg_lock_task_group(struct task_struct *tsk)
+{
+	struct res_group *grp;
+
+	rcu_read_lock();
+	for (;;) {
+		grp = rcu_dereference(tsk->res_group);
+		if (!grp)
+			break;
+		spin_lock(&grp->lock);
+		if (rcu_access_pointer(tsk->res_group) == grp)
+			break;
+		spin_unlock(&grp->lock);
+	}
+	rcu_read_unlock();
+	return grp;
+}
+
+/* Tell every controller whose shares differ between @from and @to. */
+static void rg_notify(struct task_struct *tsk, struct res_group *from,
+		      struct res_group *to, enum res_group_event event)
+{
+	struct res_shares *a, *b;
+	int id;
+
+	for (id = 0; id < RES_GROUP_MAX_CONTROLLERS; id++) {
+		a = from ? from->eff[id] : NULL;
+		b = to ? to->eff[id] : NULL;
+		if (a != b && rg_ctls[id]->move_task)
+			rg_ctls[id]->move_task(tsk, a, b, event);
+	}
+}
+
+/* @tsk, in no group, joins @grp. Caller holds @grp->lock. */
+static void rg_join(struct task_struct *tsk, struct res_group *grp,
+		    enum res_group_event event)
+{
+	list_add_tail(&tsk->res_group_node, &grp->tasks);
+	grp->nr_tasks++;
+	rcu_assign_pointer(tsk->res_group, grp);
+	rg_notify(tsk, NULL, grp, event);
+}
+
+/* @tsk leaves @grp for no group. Caller holds @grp->lock. */
+static void rg_leave(struct task_struct *tsk, struct res_group *grp,
+		     enum res_group_event event)
+{
+	rg_notify(tsk, grp, NULL, event);
+	list_del_init(&tsk->res_group_node);
+	grp->nr_tasks--;
+	RCU_INIT_POINTER(tsk->res_group, NULL);
+}
+
+/* @tsk goes from @from to @to. Caller holds both locks. */
+static void rg_switch(struct task_struct *tsk, struct res_group *from,
+		      struct res_group *to)
+{
+	list_move_tail(&tsk->res_group_node, &to->tasks);
+	from->nr_tasks--;
+	to->nr_tasks++;
+	rcu_assign_pointer(tsk->res_group, to);
+	rg_notify(tsk, from, to, RES_GROUP_MOVE);
+}
+
+/* A new process joins the forking task's group, a thread its leader's. */
+static struct task_struct *rg_fork_parent(struct kernel_clone_args *args)
+{
+	return args->flags & CLONE_THREAD ? current->group_leader : current;
+}
+
+static void rg_cancel_charges(struct res_group *grp, int upto)
+{
+	int id;
+
+	for (id = 0; id < upto; id++)
+		if (grp->eff[id] && rg_ctls[id]->can_fork &&
+		    rg_ctls[id]->cancel_fork)
+			rg_ctls[id]->cancel_fork(grp->eff[id]);
+}
+
+static int rg_can_fork(struct task_struct *child,
+		       struct kernel_clone_args *args)
+{
+	struct res_group *grp = &rg_root;
+	int id, ret;
+
+	percpu_down_read(&rg_fork_sem);
+	if (rg_detached) {
+		percpu_up_read(&rg_fork_sem);
+		return 0;
+	}
+	/*
+	 * The group cannot go away: rmdir needs rg_fork_sem for write. Kernel
+	 * threads always stay in the root.
+	 */
+	if (!args->kthread) {
+		rcu_read_lock();
+		grp = rcu_dereference(rg_fork_parent(args)->res_group) ?:
+			&rg_root;
+		rcu_read_unlock();
+	}
+	for (id = 0; id < RES_GROUP_MAX_CONTROLLERS; id++) {
+		if (!grp->eff[id] || !rg_ctls[id]->can_fork)
+			continue;
+		ret = rg_ctls[id]->can_fork(grp->eff[id]);
+		if (ret) {
+			rg_cancel_charges(grp, id);
+			percpu_up_read(&rg_fork_sem);
+			return ret;
+		}
+	}
+	/* Not in the group's list yet: post_fork puts it there. */
+	RCU_INIT_POINTER(child->res_group, grp);
+	return 0;
+}
+
+static void rg_cancel_fork(struct task_struct *child,
+			   struct kernel_clone_args *args)
+{
+	struct res_group *grp = rcu_dereference_protected(child->res_group, 1);
+
+	if (!grp)
+		return;
+	rg_cancel_charges(grp, RES_GROUP_MAX_CONTROLLERS);
+	RCU_INIT_POINTER(child->res_group, NULL);
+	percpu_up_read(&rg_fork_sem);
+}
+
+static void rg_post_fork(struct task_struct *child,
+			 struct kernel_clone_args *args)
+{
+	struct res_group *grp = rcu_dereference_protected(child->res_group, 1);
+
+	if (grp) {
+		/* rg_can_fork() took the charges and rg_fork_sem. */
+		spin_lock(&grp->lock);
+		list_add_tail(&child->res_group_node, &grp->tasks);
+		grp->nr_tasks++;
+		rg_notify(child, NULL, grp, RES_GROUP_FORK);
+		spin_unlock(&grp->lock);
+		percpu_up_read(&rg_fork_sem);
+		return;
+	}
+	/* A fork that began before the hooks were registered. */
+	if (READ_ONCE(rg_detached))
+		return;
+	grp = args->kthread ? NULL : rg_lock_task_group(rg_fork_parent(args));
+	if (!grp) {
+		grp = &rg_root;
+		spin_lock(&grp->lock);
+	}
+	if (!rcu_access_pointer(child->res_group))
+		rg_join(child, grp, RES_GROUP_ATTACH);
+	spin_unlock(&grp->lock);
+}
+
+static void rg_release(struct task_struct *tsk)
+{
+	struct res_group *grp = rg_lock_task_group(tsk);
+
+	if (!grp)
+		return;
+	rg_leave(tsk, grp, RES_GROUP_EXIT);
+	spin_unlock(&grp->lock);
+}
+
+static void rg_free(struct task_struct *tsk)
+{
+	/* Reaped tasks left their group in rg_release(). */
+	WARN_ON_ONCE(rcu_access_pointer(tsk->res_group));
+}
+
+const struct res_group_hooks rg_hooks = {
+	.can_fork	= rg_can_fork,
+	.cancel_fork	= rg_cancel_fork,
+	.post_fork	= rg_post_fork,
+	.release	= rg_release,
+	.free		= rg_free,
+	.proc_show	= rg_proc_show,
+};
+
+/**
+ * rg_tasks_attach_all - put every task in the root (module load)
+ *
+ * The hooks are registered already, so forks from now on join by
+ * themselves. Tasks already exiting stay in no group: they may be reaped
+ * before we could add them, and nothing would take them out again.
+ */
+void rg_tasks_attach_all(void)
+{
+	struct task_struct *g, *t;
+
+	percpu_down_write(&rg_fork_sem);
+	rcu_read_lock();
+	spin_lock(&rg_root.lock);
+	for_each_process_thread(g, t)
+		if (!(t->flags & PF_EXITING) && !rcu_access_pointer(t->res_group))
+			rg_join(t, &rg_root, RES_GROUP_ATTACH);
+	spin_unlock(&rg_root.lock);
+	rcu_read_unlock();
+	percpu_up_write(&rg_fork_sem);
+}
+
+/**
+ * rg_tasks_detach_all - take every task out (module unload)
+ *
+ * No group but the root is left, and no controller. Once this returns,
+ * the hooks add no task anywhere, so unregistering them is safe.
+ */
+void rg_tasks_detach_all(void)
+{
+	struct task_struct *t, *n;
+
+	percpu_down_write(&rg_fork_sem);
+	WRITE_ONCE(rg_detached, true);
+	spin_lock(&rg_root.lock);
+	list_for_each_entry_safe(t, n, &rg_root.tasks, res_group_node)
+		rg_leave(t, &rg_root, RES_GROUP_DETACH);
+	spin_unlock(&rg_root.lock);
+	percpu_up_write(&rg_fork_sem);
+}
+
+/**
+ * rg_task_move - move @tsk to @to (a write to members)
+ * @tsk: the task
+ * @to: a live group
+ *
+ * Caller holds rg_mutex, so no group can be removed meanwhile.
+ * Return: 0 (also if @tsk is in @to already), -ESRCH if it is exiting.
+ */
+int rg_task_move(struct task_struct *tsk, struct res_group *to)
+{
+	struct res_group *from;
+
+	lockdep_assert_held(&rg_mutex);
+	for (;;) {
+		from = rcu_dereference_protected(tsk->res_group,
+						 lockdep_is_held(&rg_mutex));
+		if (!from || (tsk->flags & PF_EXITING))
+			return -ESRCH;
+		rg_lock_two(from, to);
+		if (rcu_access_pointer(tsk->res_group) == from)
+			break;
+		rg_unlock_two(from, to);
+	}
+	if (tsk->flags & PF_EXITING) {
+		rg_unlock_two(from, to);
+		return -ESRCH;
+	}
+	if (from != to)
+		rg_switch(tsk, from, to);
+	rg_unlock_two(from, to);
+	return 0;
+}
+
+/**
+ * rg_tasks_move_all - move every task of @from to @to, and close @from
+ * @from: a group being removed
+ * @to: its parent
+ *
+ * Caller holds rg_fork_sem for write and rg_mutex.
+ */
+void rg_tasks_move_all(struct res_group *from, struct res_group *to)
+{
+	struct task_struct *t, *n;
+
+	rg_lock_two(from, to);
+	list_for_each_entry_safe(t, n, &from->tasks, res_group_node)
+		rg_switch(t, from, to);
+	from->dead = true;
+	rg_unlock_two(from, to);
+}
+
+/**
+ * rg_tasks_set_eff - set the shares @grp's tasks count in for controller
+ * @id, and tell the controller of each task (registration: they join,
+ * unregistration: they leave)
+ * @grp: the group
+ * @id: the controller
+ * @eff: the new effective shares (NULL when unregistering)
+ *
+ * Caller holds rg_fork_sem for write and rg_mutex.
+ */
+void rg_tasks_set_eff(struct res_group *grp, int id, struct res_shares *eff)
+{
+	struct res_shares *old;
+	struct task_struct *t;
+
+	spin_lock(&grp->lock);
+	old = grp->eff[id];
+	grp->eff[id] = eff;
+	if (rg_ctls[id]->move_task)
+		list_for_each_entry(t, &grp->tasks, res_group_node)
+			rg_ctls[id]->move_task(t, old, eff, eff ?
+					       RES_GROUP_ATTACH :
+					       RES_GROUP_DETACH);
+	spin_unlock(&grp->lock);
+}

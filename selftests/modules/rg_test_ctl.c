@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test-only resource controller: counts every callback it gets, per
+ * group, and shows the counts and the last shares it was told in stats:
+ *
+ *   res=NAME,tasks=N,fork=N,attach=N,move_in=N,move_out=N,exit=N,
+ *   detach=N,can_fork=N,cancel_fork=N,changed=N,min=N,max=N,divisor=N
+ *
+ * Parameters: name, count (register that many: NAME0..), depth,
+ * fail_fork (errno can_fork returns), no_max (max_shares UNSUPPORTED),
+ * no_reset (no reset_stats). allocs/frees count shares (read-only).
+ */
+#include <linux/atomic.h>
+#include <linux/module.h>
+#include <linux/res_group.h>
+#include <linux/seq_buf.h>
+#include <linux/slab.h>
+
+static char *name = "test";
+module_param(name, charp, 0444);
+static int count = 1;
+module_param(count, int, 0444);
+static int depth = RES_GROUP_MAX_DEPTH;
+module_param(depth, int, 0444);
+static int fail_fork;
+module_param(fail_fork, int, 0644);
+static bool no_max;
+module_param(no_max, bool, 0444);
+static bool no_reset;
+module_param(no_reset, bool, 0444);
+static atomic_t allocs = ATOMIC_INIT(0);
+module_param_named(allocs, allocs.counter, int, 0444);
+static atomic_t frees = ATOMIC_INIT(0);
+module_param_named(frees, frees.counter, int, 0444);
+
+enum { TC_FORK, TC_ATTACH, TC_MOVE_IN, TC_MOVE_OUT, TC_EXIT, TC_DETACH,
+       TC_CAN_FORK, TC_CANCEL_FORK, TC_NR };
+
+struct tc_shares {
+	struct res_shares shares;
+	struct res_controller *ctl;
+	atomic_t tasks;
+	atomic_t n[TC_NR];
+	int changed;
+};
+
+static struct tc_shares *to_tc(struct res_shares *s)
+{
+	return container_of(s, struct tc_shares, shares);
+}
+
+static struct res_shares *tc_alloc(struct res_controller *ctl)
+{
+	struct tc_shares *tc = kzalloc(sizeof(*tc), GFP_KERNEL);
+
+	if (!tc)
+		return NULL;
+	tc->ctl = ctl;
+	if (no_max)
+		tc->shares.max_shares = RES_SHARES_UNSUPPORTED;
+	atomic_inc(&allocs);
+	return &tc->shares;
+}
+
+static void tc_free(struct res_shares *s)
+{
+	atomic_inc(&frees);
+	kfree(to_tc(s));
+}
+
+static void tc_changed(struct res_shares *s)
+{
+	to_tc(s)->changed++;
+}
+
+static void tc_show(struct res_shares *s, struct seq_buf *sb)
+{
+	struct tc_shares *tc = to_tc(s);
+
+	seq_buf_printf(sb, "res=%s,tasks=%d,fork=%d,attach=%d,move_in=%d,move_out=%d,exit=%d,detach=%d,can_fork=%d,cancel_fork=%d,changed=%d,min=%d,max=%d,divisor=%d\n",
+		       tc->ctl->name, atomic_read(&tc->tasks),
+		       atomic_read(&tc->n[TC_FORK]),
+		       atomic_read(&tc->n[TC_ATTACH]),
+		       atomic_read(&tc->n[TC_MOVE_IN]),
+		       atomic_read(&tc->n[TC_MOVE_OUT]),
+		       atomic_read(&tc->n[TC_EXIT]),
+		       atomic_read(&tc->n[TC_DETACH]),
+		       atomic_read(&tc->n[TC_CAN_FORK]),
+		       atomic_read(&tc->n[TC_CANCEL_FORK]), tc->changed,
+		       s->min_shares, s->max_shares, s->child_shares_divisor);
+}
+
+/* Zero the event counts; "tasks" is state, not a statistic. */
+static int tc_reset(struct res_shares *s, const char *args)
+{
+	struct tc_shares *tc = to_tc(s);
+	int i;
+
+	if (*args)
+		return -EINVAL;
+	for (i = 0; i < TC_NR; i++)
+		atomic_set(&tc->n[i], 0);
+	tc->changed = 0;
+	return 0;
+}
+
+static void tc_move(struct task_struct *tsk, struct res_shares *from,
+		    struct res_shares *to, enum res_group_event event)
+{
+	if (from) {
+		atomic_dec(&to_tc(from)->tasks);
+		atomic_inc(&to_tc(from)->n[event == RES_GROUP_EXIT ? TC_EXIT :
+					   event == RES_GROUP_DETACH ?
+					   TC_DETACH : TC_MOVE_OUT]);
+	}
+	if (to) {
+		atomic_inc(&to_tc(to)->tasks);
+		atomic_inc(&to_tc(to)->n[event == RES_GROUP_FORK ? TC_FORK :
+					 event == RES_GROUP_ATTACH ?
+					 TC_ATTACH : TC_MOVE_IN]);
+	}
+}
+
+static int tc_can_fork(struct res_shares *s)
+{
+	atomic_inc(&to_tc(s)->n[TC_CAN_FORK]);
+	return -READ_ONCE(fail_fork);
+}
+
+static void tc_cancel_fork(struct res_shares *s)
+{
+	atomic_inc(&to_tc(s)->n[TC_CANCEL_FORK]);
+}
+
+#define TC_MAX 8
+static struct res_controller tc_ctls[TC_MAX];
+static char tc_names[TC_MAX][32];
+
+static int __init tc_init(void)
+{
+	int i, ret;
+
+	if (count < 1 || count > TC_MAX)
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		if (count == 1)
+			strscpy(tc_names[i], name, sizeof(tc_names[i]));
+		else
+			snprintf(tc_names[i], sizeof(tc_names[i]), "%s%d",
+				 name, i);
+		tc_ctls[i] = (struct res_controller) {
+			.name		= tc_names[i],
+			.depth		= depth,
+			.owner		= THIS_MODULE,
+			.alloc_shares	= tc_alloc,
+			.free_shares	= tc_free,
+			.shares_changed	= tc_changed,
+			.show_stats	= tc_show,
+			.reset_stats	= no_reset ? NULL : tc_reset,
+			.move_task	= tc_move,
+			.can_fork	= tc_can_fork,
+			.cancel_fork	= tc_cancel_fork,
+		};
+		ret = res_controller_register(&tc_ctls[i]);
+		if (ret) {
+			while (i--)
+				res_controller_unregister(&tc_ctls[i]);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void __exit tc_exit(void)
+{
+	int i;
+
+	for (i = count - 1; i >= 0; i--)
+		res_controller_unregister(&tc_ctls[i]);
+	WARN_ON(atomic_read(&allocs) != atomic_read(&frees));
+}
+
+module_init(tc_init);
+module_exit(tc_exit);
+MODULE_DESCRIPTION("Resource Groups: controller for tests");
+MODULE_LICENSE("GPL");
