@@ -101,7 +101,9 @@ static int rgcs_shares_parse(char *str, struct res_controller **ctl,
 			continue;
 		}
 		key = rgcs_shares_key(tok);
-		if (key < 0 || (seen & BIT(key)) || kstrtoint(v, 10, &val[key]))
+		/* kstrtoint() would take one trailing newline: not here. */
+		if (key < 0 || (seen & BIT(key)) || strchr(v, '\n') ||
+		    kstrtoint(v, 10, &val[key]))
 			return -EINVAL;
 		seen |= BIT(key);
 	}

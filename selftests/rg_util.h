@@ -6,6 +6,7 @@
 #ifndef RG_UTIL_H
 #define RG_UTIL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
 

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Controllers (SPEC 2, 4, 5 stats, 6): registration with groups and tasks
+ * already there, depth limits, the 8-controller limit, stats and reset,
+ * refused forks, and load/unload while tasks fork.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "rg_util.h"
+
+#define CTL "selftests/modules/rg_test_ctl.ko"
+#define CTL2 "selftests/modules/rg_test_ctl2.ko"
+
+FIXTURE(ctl) {
+	char buf[8192];
+};
+
+FIXTURE_SETUP(ctl)
+{
+	rg_unload_all();
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_mkdir("a/b"));
+}
+
+FIXTURE_TEARDOWN(ctl)
+{
+	rg_move("", getpid());
+	rg_remove_all_groups();
+	rg_unload_all();
+}
+
+static long param(const char *mod, const char *name)
+{
+	char p[256], buf[64];
+
+	snprintf(p, sizeof(p), "/sys/module/%s/parameters/%s", mod, name);
+	if (rg_read(p, buf, sizeof(buf)) < 0)
+		return -1;
+	return atol(buf);
+}
+
+TEST_F(ctl, register_sees_existing_groups_and_tasks)
+{
+	pid_t pid = rg_sleeper();
+
+	ASSERT_EQ(0, rg_move("a/b", pid));
+	ASSERT_EQ(0, rg_insmod(CTL, NULL));
+	EXPECT_EQ(1, rg_get("a/b", "stats", "test", "tasks"));
+	EXPECT_EQ(1, rg_get("a/b", "stats", "test", "attach"));
+	EXPECT_EQ(0, rg_get("a", "stats", "test", "tasks"));
+	EXPECT_LT(1, rg_get("", "stats", "test", "tasks"));
+	EXPECT_EQ(3, param("rg_test_ctl", "allocs"));
+	rg_kill(pid);
+}
+
+TEST_F(ctl, unregister_removes_its_lines_and_frees_its_shares)
+{
+	ASSERT_EQ(0, rg_insmod(CTL, NULL));
+	ASSERT_EQ(0, rg_insmod(CTL2, "name=other"));
+	ASSERT_EQ(0, rg_rmmod("rg_test_ctl"));
+	ASSERT_LT(0, rg_read(RG_ROOT "/a/shares", self->buf, sizeof(self->buf)));
+	EXPECT_STREQ("res=other,min_shares=-3,max_shares=-3,child_shares_divisor=100\n",
+		     self->buf);
+	ASSERT_EQ(0, rg_rmmod("rg_test_ctl2"));
+	EXPECT_EQ(0, rg_read(RG_ROOT "/a/shares", self->buf, sizeof(self->buf)));
+	EXPECT_EQ(0, rg_read(RG_ROOT "/a/stats", self->buf, sizeof(self->buf)));
+}
+
+TEST_F(ctl, new_groups_get_shares_for_every_controller)
+{
+	ASSERT_EQ(0, rg_insmod(CTL, NULL));
+	ASSERT_EQ(0, rg_mkdir("c"));
+	EXPECT_EQ(-3, rg_get("c", "shares", "test", "min_shares"));
+	EXPECT_EQ(4, param("rg_test_ctl", "allocs"));
+	ASSERT_EQ(0, rg_rmdir("c"));
+	EXPECT_EQ(1, param("rg_test_ctl", "frees"));
+}
+
+TEST_F(ctl, shares_listed_in_registration_order)
+{
+	ASSERT_EQ(0, rg_insmod(CTL2, "name=zeta"));
+	ASSERT_EQ(0, rg_insmod(CTL, "name=alpha"));
+	ASSERT_LT(0, rg_read(RG_ROOT "/shares", self->buf, sizeof(self->buf)));
+	EXPECT_STREQ("res=zeta,min_shares=-3,max_shares=-3,child_shares_divisor=100\n"
+		     "res=alpha,min_shares=-3,max_shares=-3,child_shares_divisor=100\n",
+		     self->buf);
+}
+
+TEST_F(ctl, deeper_groups_count_in_nearest_ancestor_with_shares)
+{
+	pid_t pid = rg_sleeper();
+
+	ASSERT_EQ(0, rg_insmod(CTL, "depth=1"));
+	EXPECT_EQ(-3, rg_get("a", "shares", "test", "min_shares"));
+	EXPECT_EQ(LONG_MIN, rg_get("a/b", "shares", "test", "min_shares"));
+	ASSERT_EQ(0, rg_read(RG_ROOT "/a/b/stats", self->buf, sizeof(self->buf)));
+	EXPECT_EQ(-EINVAL, rg_set("a/b", "shares", "res=test,min_shares=1"));
+	ASSERT_EQ(0, rg_move("a/b", pid));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "tasks"));
+	/* Moving between a and a/b changes nothing for this controller. */
+	ASSERT_EQ(0, rg_move("a", pid));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "move_in"));
+	EXPECT_EQ(0, rg_get("a", "stats", "test", "move_out"));
+	rg_kill(pid);
+	EXPECT_EQ(0, rg_get("a", "stats", "test", "tasks"));
+}
+
+TEST_F(ctl, ninth_controller_enospc_duplicate_eexist)
+{
+	ASSERT_EQ(0, rg_insmod(CTL, "name=c count=8"));
+	EXPECT_EQ(-ENOSPC, rg_insmod(CTL2, "name=ninth"));
+	ASSERT_EQ(0, rg_rmmod("rg_test_ctl"));
+	ASSERT_EQ(0, rg_insmod(CTL, "name=same"));
+	EXPECT_EQ(-EEXIST, rg_insmod(CTL2, "name=same"));
+	EXPECT_FALSE(rg_module_loaded("rg_test_ctl2"));
+}
+
+TEST_F(ctl, stats_reset_by_name_unknown_or_without_reset_einval)
+{
+	pid_t pid = rg_sleeper();
+
+	ASSERT_EQ(0, rg_insmod(CTL, NULL));
+	ASSERT_EQ(0, rg_insmod(CTL2, "name=noreset no_reset=1"));
+	ASSERT_EQ(0, rg_move("a", pid));
+	ASSERT_EQ(1, rg_get("a", "stats", "test", "move_in"));
+	EXPECT_EQ(-EINVAL, rg_set("a", "stats", "res=nope"));
+	EXPECT_EQ(-EINVAL, rg_set("a", "stats", "res=noreset"));
+	EXPECT_EQ(-EINVAL, rg_set("a", "stats", "test"));
+	EXPECT_EQ(-EINVAL, rg_set("a", "stats", "res=test,junk"));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "move_in"));
+	EXPECT_EQ(0, rg_set("a", "stats", "res=test\n"));
+	EXPECT_EQ(0, rg_get("a", "stats", "test", "move_in"));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "tasks"));
+	rg_kill(pid);
+}
+
+TEST_F(ctl, stats_lines_each_start_with_res_name)
+{
+	char *line, *save;
+	int lines = 0;
+
+	ASSERT_EQ(0, rg_insmod(CTL, NULL));
+	ASSERT_EQ(0, rg_insmod(CTL2, "name=two"));
+	ASSERT_LT(0, rg_read(RG_ROOT "/a/stats", self->buf, sizeof(self->buf)));
+	for (line = strtok_r(self->buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), lines++)
+		if (strncmp(line, "res=test,", 9) && strncmp(line, "res=two,", 8))
+			break;
+	EXPECT_EQ(NULL, line);
+	EXPECT_EQ(2, lines);
+}
+
+TEST_F(ctl, refused_fork_fails_with_errno_and_cancels_the_others)
+{
+	pid_t pid;
+
+	ASSERT_EQ(0, rg_insmod(CTL, NULL));
+	ASSERT_EQ(0, rg_insmod(CTL2, "name=refuser fail_fork=11"));
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	EXPECT_EQ(-1, pid);
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(1, rg_get("a", "stats", "refuser", "can_fork"));
+	/* test charged first (registered first), then had it cancelled. */
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "can_fork"));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "cancel_fork"));
+	EXPECT_EQ(0, rg_get("a", "stats", "test", "fork"));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "tasks"));
+	ASSERT_EQ(0, rg_move("", getpid()));
+}
+
+/* Fork and reap until killed; exit non-zero at the first failure. */
+static void fork_loop(const char *group)
+{
+	if (rg_move(group, getpid()))
+		_exit(1);
+	for (;;) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid < 0)
+			_exit(2);
+		if (pid == 0)
+			_exit(0);
+		if (waitpid(pid, &status, 0) != pid || status)
+			_exit(3);
+	}
+}
+
+/* Sum of a key over the groups (root, a, a/b). */
+static long sum(const char *key)
+{
+	return rg_get("", "stats", "test", key) +
+	       rg_get("a", "stats", "test", key) +
+	       rg_get("a/b", "stats", "test", key);
+}
+
+static long count_lines(const char *group)
+{
+	char p[256], *buf = malloc(1 << 20);
+	long n = 0, i, len;
+
+	len = rg_read(rg_path(p, sizeof(p), group, "members"), buf, 1 << 20);
+	for (i = 0; i < len; i++)
+		n += buf[i] == '\n';
+	free(buf);
+	return n;
+}
+
+TEST_F_TIMEOUT(ctl, load_and_unload_while_tasks_fork, 300)
+{
+	pid_t loopers[2];
+	int i, status;
+
+	loopers[0] = fork();
+	if (loopers[0] == 0)
+		fork_loop("a");
+	loopers[1] = fork();
+	if (loopers[1] == 0)
+		fork_loop("a/b");
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, rg_insmod(CTL, NULL));
+		usleep(50000);
+		ASSERT_EQ(0, rg_rmmod("rg_test_ctl"));
+	}
+	ASSERT_EQ(0, rg_insmod(CTL, NULL));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, waitpid(loopers[i], &status, WNOHANG));
+		kill(loopers[i], SIGKILL);
+		waitpid(loopers[i], &status, 0);
+	}
+	/* Quiet now: the controller's count matches the members files. */
+	EXPECT_EQ(count_lines("") + count_lines("a") + count_lines("a/b"),
+		  sum("tasks"));
+	EXPECT_EQ(0, rg_get("a", "stats", "test", "tasks"));
+	EXPECT_EQ(0, rg_get("a/b", "stats", "test", "tasks"));
+}
+
+TEST_HARNESS_MAIN

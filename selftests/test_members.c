@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tasks in groups (SPEC 4 and 5, members): moves, inheritance at fork,
+ * exit, write errors (state read back), permissions, large listings.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "rg_util.h"
+
+FIXTURE(members) {
+	char before[1 << 16], after[1 << 16];
+};
+
+FIXTURE_SETUP(members)
+{
+	rg_unload_all();
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_test_ctl.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_mkdir("b"));
+}
+
+FIXTURE_TEARDOWN(members)
+{
+	rg_move("", getpid());
+	rg_remove_all_groups();
+	rg_unload_all();
+}
+
+static void members_of_all(char *buf, size_t size)
+{
+	static const char * const groups[] = { "", "a", "b" };
+	char p[256];
+	size_t i, len = 0;
+
+	for (i = 0; i < 3; i++) {
+		rg_read(rg_path(p, sizeof(p), groups[i], "members"), buf + len,
+			size - len);
+		len = strlen(buf);
+	}
+}
+
+#define EXPECT_MOVE_REJECTED(str, err) do {				\
+	members_of_all(self->before, sizeof(self->before));		\
+	EXPECT_EQ(-(err), rg_set("a", "members", str)) TH_LOG("'%s'", str); \
+	members_of_all(self->after, sizeof(self->after));		\
+	EXPECT_STREQ(self->before, self->after);			\
+} while (0)
+
+TEST_F(members, moved_task_is_listed_in_its_new_group_only)
+{
+	pid_t pid = rg_sleeper();
+
+	ASSERT_TRUE(rg_is_member("", pid));
+	ASSERT_EQ(0, rg_move("a", pid));
+	EXPECT_TRUE(rg_is_member("a", pid));
+	EXPECT_FALSE(rg_is_member("", pid));
+	EXPECT_FALSE(rg_is_member("b", pid));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "tasks"));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "move_in"));
+	rg_kill(pid);
+}
+
+TEST_F(members, move_to_own_group_succeeds_and_tells_no_one)
+{
+	pid_t pid = rg_sleeper();
+
+	ASSERT_EQ(0, rg_move("a", pid));
+	ASSERT_EQ(0, rg_move("a", pid));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "move_in"));
+	EXPECT_EQ(0, rg_get("a", "stats", "test", "move_out"));
+	rg_kill(pid);
+}
+
+TEST_F(members, write_accepts_whitespace_around_pid)
+{
+	pid_t pid = rg_sleeper();
+	char s[64];
+
+	snprintf(s, sizeof(s), "  %d \n", pid);
+	EXPECT_EQ(0, rg_set("a", "members", s));
+	EXPECT_TRUE(rg_is_member("a", pid));
+	rg_kill(pid);
+}
+
+TEST_F(members, bad_pids_rejected_and_nothing_moves)
+{
+	char s[64];
+
+	EXPECT_MOVE_REJECTED("\n", EINVAL);
+	EXPECT_MOVE_REJECTED("   ", EINVAL);
+	EXPECT_MOVE_REJECTED("abc", EINVAL);
+	EXPECT_MOVE_REJECTED("0", EINVAL);
+	EXPECT_MOVE_REJECTED("-1", EINVAL);
+	EXPECT_MOVE_REJECTED("0x10", EINVAL);
+	EXPECT_MOVE_REJECTED("12x", EINVAL);
+	EXPECT_MOVE_REJECTED("1 2", EINVAL);
+	EXPECT_MOVE_REJECTED("2147483648", EINVAL);
+	/* A pid no task has. */
+	EXPECT_MOVE_REJECTED("4194000", ESRCH);
+	/* kthreadd, a kernel thread. */
+	EXPECT_MOVE_REJECTED("2", EINVAL);
+	snprintf(s, sizeof(s), "%d", getpid());
+	EXPECT_EQ(0, rg_set("a", "members", s));
+}
+
+TEST_F(members, fork_joins_the_forking_task_group)
+{
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char buf[64];
+
+		rg_read("/proc/self/res_group", buf, sizeof(buf));
+		_exit(strcmp(buf, "/a\n") != 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "fork"));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "exit"));
+}
+
+static int clone_parent_child(void *arg)
+{
+	char buf[64];
+
+	rg_read("/proc/self/res_group", buf, sizeof(buf));
+	return strcmp(buf, "/b\n") != 0;
+}
+
+TEST_F(members, clone_parent_joins_the_forking_task_group_not_the_parents)
+{
+	static char stack[65536];
+	pid_t helper;
+	int status;
+
+	/* We (in a) start a helper in b that clones with CLONE_PARENT. */
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	helper = fork();
+	ASSERT_LE(0, helper);
+	if (helper == 0) {
+		pid_t c;
+
+		if (rg_move("b", getpid()))
+			_exit(3);
+		c = clone(clone_parent_child, stack + sizeof(stack),
+			  CLONE_PARENT | SIGCHLD, NULL);
+		_exit(c < 0 ? 4 : 0);
+	}
+	ASSERT_EQ(helper, waitpid(helper, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* The CLONE_PARENT child is ours to reap. */
+	ASSERT_LT(0, waitpid(-1, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+static pthread_barrier_t barrier;
+
+static void *report_group(void *buf)
+{
+	char p[64];
+
+	snprintf(p, sizeof(p), "/proc/self/task/%d/res_group", gettid());
+	rg_read(p, buf, 64);
+	return NULL;
+}
+
+/* A thread (moved to b) creates a thread: it joins the leader's group a. */
+static void *thread_in_b(void *buf)
+{
+	pthread_t t;
+
+	if (rg_move("b", gettid()) == 0) {
+		pthread_create(&t, NULL, report_group, buf);
+		pthread_join(t, NULL);
+	}
+	pthread_barrier_wait(&barrier);
+	return NULL;
+}
+
+TEST_F(members, new_thread_joins_its_leaders_group)
+{
+	char buf[64] = "";
+	pthread_t t;
+
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	pthread_barrier_init(&barrier, NULL, 2);
+	ASSERT_EQ(0, pthread_create(&t, NULL, thread_in_b, buf));
+	pthread_barrier_wait(&barrier);
+	pthread_join(t, NULL);
+	EXPECT_STREQ("/a\n", buf);
+}
+
+TEST_F(members, zombie_stays_until_reaped)
+{
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (rg_move("a", getpid()))
+			_exit(1);
+		_exit(0);
+	}
+	/* Wait until it is a zombie without reaping it. */
+	{
+		siginfo_t si;
+
+		ASSERT_EQ(0, waitid(P_PID, pid, &si, WEXITED | WNOWAIT));
+		ASSERT_EQ(0, si.si_status);
+	}
+	EXPECT_TRUE(rg_is_member("a", pid));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "tasks"));
+	/* An exiting task cannot be moved. */
+	EXPECT_EQ(-ESRCH, rg_move("b", pid));
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	EXPECT_FALSE(rg_is_member("a", pid));
+	EXPECT_EQ(0, rg_get("a", "stats", "test", "tasks"));
+	EXPECT_EQ(1, rg_get("a", "stats", "test", "exit"));
+}
+
+TEST_F(members, other_users_task_eperm_own_task_ok)
+{
+	pid_t root_task = rg_sleeper(), worker;
+	char p[256];
+	int status;
+
+	/* Delegate: let anyone write b's members. */
+	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
+	worker = fork();
+	ASSERT_LE(0, worker);
+	if (worker == 0) {
+		pid_t own;
+
+		if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+			_exit(10);
+		if (rg_move("b", root_task) != -EPERM)
+			_exit(11);
+		own = rg_sleeper();
+		if (rg_move("b", own) != 0)
+			_exit(12);
+		if (!rg_is_member("b", own))
+			_exit(13);
+		rg_kill(own);
+		_exit(0);
+	}
+	ASSERT_EQ(worker, waitpid(worker, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_TRUE(rg_is_member("", root_task));
+	rg_kill(root_task);
+}
+
+static void *park(void *arg)
+{
+	pause();
+	return NULL;
+}
+
+/* Start n parked threads; NULL on success (a pthread start routine). */
+static void *start_parked(void *n)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	long i;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 16384);
+	for (i = 0; i < (long)n; i++)
+		if (pthread_create(&t, &attr, park, NULL))
+			return (void *)1;
+	return NULL;
+}
+
+TEST_F_TIMEOUT(members, listing_is_not_truncated_at_ten_thousand_threads, 600)
+{
+	enum { N = 10000 };
+	pid_t pid;
+	int pipefd[2], status;
+	char c, p[256], *buf;
+	ssize_t len;
+	long lines = 0, i;
+
+	ASSERT_EQ(0, rg_write("/proc/sys/kernel/threads-max", "100000"));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pthread_t a, b;
+		void *ra, *rb;
+
+		if (rg_move("a", getpid()))
+			_exit(1);
+		/* Two creators: one per vCPU. */
+		if (pthread_create(&a, NULL, start_parked, (void *)(long)(N / 2)) ||
+		    pthread_create(&b, NULL, start_parked, (void *)(long)(N / 2 - 2)))
+			_exit(2);
+		pthread_join(a, &ra);
+		pthread_join(b, &rb);
+		if (ra || rb)
+			_exit(3);
+		/* N - 2 parked threads + the leader = N - 1; one more: */
+		if (pthread_create(&a, NULL, park, NULL))
+			_exit(4);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(5);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1)) TH_LOG("could not start %d threads", N);
+	buf = malloc(1 << 20);
+	ASSERT_NE(NULL, buf);
+	len = rg_read(rg_path(p, sizeof(p), "a", "members"), buf, 1 << 20);
+	ASSERT_LT(4096, len);
+	for (i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	EXPECT_EQ(N, lines);
+	EXPECT_EQ(N, rg_get("a", "stats", "test", "tasks"));
+	free(buf);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+TEST_HARNESS_MAIN
