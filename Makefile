@@ -39,7 +39,7 @@ sparse: kernel
 
 checkpatch: kernel
 	"$$(qemu/build-kernel $(FLAVOR))/source/scripts/checkpatch.pl" --strict --no-tree \
-		--ignore SPDX_LICENSE_TAG -f $$(git ls-files 'module/*.[ch]' 'include/*.h' \
+		-f $$(git ls-files 'module/*.[ch]' 'include/*.h' \
 		'selftests/*.[ch]')
 
 clean:

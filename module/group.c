@@ -15,6 +15,7 @@
 
 #include "rg.h"
 
+/* The tree, the controller list and every res_shares value. */
 DEFINE_MUTEX(rg_mutex);
 struct res_group rg_root = {
 	.name = "",
@@ -47,9 +48,11 @@ struct res_group *rg_group_next(struct res_group *pos)
 
 /* Two group locks, always in address order so that no two CPUs deadlock. */
 void rg_lock_two(struct res_group *a, struct res_group *b)
+	__acquires(&a->lock) __acquires(&b->lock)
 {
 	if (a == b) {
 		spin_lock(&a->lock);
+		__acquire(&b->lock);	/* for sparse: one lock, two names */
 		return;
 	}
 	if (a > b)
@@ -59,9 +62,12 @@ void rg_lock_two(struct res_group *a, struct res_group *b)
 }
 
 void rg_unlock_two(struct res_group *a, struct res_group *b)
+	__releases(&a->lock) __releases(&b->lock)
 {
 	if (a != b)
 		spin_unlock(&b->lock);
+	else
+		__release(&b->lock);
 	spin_unlock(&a->lock);
 }
 
@@ -76,16 +82,16 @@ void rg_unlock_two(struct res_group *a, struct res_group *b)
 int rg_group_alloc_shares(struct res_group *grp, struct res_controller *ctl,
 			  struct res_shares **out)
 {
-	struct res_shares *s;
+	struct res_shares *parent, *s;
 
 	*out = NULL;
 	if (grp->depth > ctl->depth)
 		return 0;
-	s = ctl->alloc_shares(ctl);
+	parent = grp->parent ? grp->parent->shares[ctl->id] : NULL;
+	s = ctl->alloc_shares(ctl, parent);
 	if (!s)
 		return -ENOMEM;
-	rg_shares_init(s, grp->parent ? grp->parent->shares[ctl->id] : NULL,
-		       grp->depth);
+	rg_shares_init(s, parent, grp->depth);
 	*out = s;
 	return 0;
 }

@@ -61,7 +61,7 @@ static void rg_controller_free_all(struct res_controller *ctl)
 {
 	struct res_group *grp;
 
-	rg_for_each_group(grp) {
+	for (grp = &rg_root; grp; grp = rg_group_next(grp)) {
 		if (grp->shares[ctl->id])
 			ctl->free_shares(grp->shares[ctl->id]);
 		grp->shares[ctl->id] = NULL;
@@ -91,7 +91,7 @@ int res_controller_register(struct res_controller *ctl)
 	}
 	ctl->id = id;
 	/* Allocate everything first: past this point nothing can fail. */
-	rg_for_each_group(grp) {
+	for (grp = &rg_root; grp; grp = rg_group_next(grp)) {
 		ret = rg_group_alloc_shares(grp, ctl, &grp->shares[id]);
 		if (ret) {
 			rg_controller_free_all(ctl);
@@ -99,7 +99,7 @@ int res_controller_register(struct res_controller *ctl)
 		}
 	}
 	rg_ctls[id] = ctl;
-	rg_for_each_group(grp)
+	for (grp = &rg_root; grp; grp = rg_group_next(grp))
 		rg_tasks_set_eff(grp, id, grp->shares[id] ?: grp->parent->eff[id]);
 	list_add_tail(&ctl->list, &rg_controllers);
 out:
@@ -116,10 +116,10 @@ void res_controller_unregister(struct res_controller *ctl)
 	percpu_down_write(&rg_fork_sem);
 	mutex_lock(&rg_mutex);
 	list_del(&ctl->list);
-	rg_for_each_group(grp)
+	for (grp = &rg_root; grp; grp = rg_group_next(grp))
 		rg_tasks_set_eff(grp, ctl->id, NULL);
 	/* Shares have no users now; reset (SPEC 3.3) and free them. */
-	rg_for_each_group(grp)
+	for (grp = &rg_root; grp; grp = rg_group_next(grp))
 		rg_group_drop_shares(grp, ctl, false);
 	rg_ctls[ctl->id] = NULL;
 	mutex_unlock(&rg_mutex);

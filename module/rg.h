@@ -45,7 +45,7 @@ struct res_group {
 	struct res_group *parent;
 	int depth;
 	bool dead;
-	spinlock_t lock;
+	spinlock_t lock;	/* see the top of this file */
 	struct list_head tasks;
 	unsigned int nr_tasks;
 	struct res_shares *shares[RES_GROUP_MAX_CONTROLLERS];
@@ -75,9 +75,6 @@ void rg_children_max_update(struct res_group *grp, int id);
 struct res_group *rg_group_create(struct res_group *parent, const char *name);
 void rg_group_remove(struct res_group *grp);
 void rg_group_free(struct res_group *grp);
-
-#define rg_for_each_group(pos) \
-	for ((pos) = &rg_root; (pos); (pos) = rg_group_next(pos))
 
 /* shares.c: the arithmetic of SPEC 3.1 and 3.3, no locking */
 void rg_shares_init(struct res_shares *s, struct res_shares *parent,

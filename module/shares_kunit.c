@@ -202,6 +202,7 @@ static struct kunit_suite rg_shares_suite = {
 	.name = "res_groups_shares",
 	.test_cases = rg_shares_cases,
 };
+
 kunit_test_suite(rg_shares_suite);
 
 MODULE_DESCRIPTION("Resource Groups: KUnit tests of the shares arithmetic");

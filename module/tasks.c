@@ -32,19 +32,19 @@ static bool rg_detached;
  * rg_lock_task_group - lock the group @tsk is in
  * @tsk: any task
  *
- * Return: the locked group, or NULL (nothing locked) if @tsk is in none.
+ * Return: that group, locked; the root, locked, if @tsk is in no group
+ * (check task->res_group to tell).
  */
 struct res_group *rg_lock_task_group(struct task_struct *tsk)
+	__acquires(&grp->lock)
 {
 	struct res_group *grp;
 
 	rcu_read_lock();
 	for (;;) {
-		grp = rcu_dereference(tsk->res_group);
-		if (!grp)
-			break;
+		grp = rcu_dereference(tsk->res_group) ?: &rg_root;
 		spin_lock(&grp->lock);
-		if (rcu_access_pointer(tsk->res_group) == grp)
+		if ((rcu_access_pointer(tsk->res_group) ?: &rg_root) == grp)
 			break;
 		spin_unlock(&grp->lock);
 	}
@@ -180,11 +180,8 @@ static void rg_post_fork(struct task_struct *child,
 	/* A fork that began before the hooks were registered. */
 	if (READ_ONCE(rg_detached))
 		return;
-	grp = args->kthread ? NULL : rg_lock_task_group(rg_fork_parent(args));
-	if (!grp) {
-		grp = &rg_root;
-		spin_lock(&grp->lock);
-	}
+	/* A kernel thread: the child, in no group yet, gives the root. */
+	grp = rg_lock_task_group(args->kthread ? child : rg_fork_parent(args));
 	if (!rcu_access_pointer(child->res_group))
 		rg_join(child, grp, RES_GROUP_ATTACH);
 	spin_unlock(&grp->lock);
@@ -194,9 +191,8 @@ static void rg_release(struct task_struct *tsk)
 {
 	struct res_group *grp = rg_lock_task_group(tsk);
 
-	if (!grp)
-		return;
-	rg_leave(tsk, grp, RES_GROUP_EXIT);
+	if (rcu_access_pointer(tsk->res_group) == grp)
+		rg_leave(tsk, grp, RES_GROUP_EXIT);
 	spin_unlock(&grp->lock);
 }
 

@@ -62,7 +62,7 @@ void rg_unload_all(void)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(mods); i++)
 		if (rg_module_loaded(mods[i]))
 			rg_rmmod(mods[i]);
 }

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define RG_ROOT "/sys/kernel/config/res_groups"
 
 /* Load REPO/<path> with params; 0 or -errno. */

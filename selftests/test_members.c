@@ -53,8 +53,9 @@ static void members_of_all(char *buf, size_t size)
 }
 
 #define EXPECT_MOVE_REJECTED(str, err) do {				\
+	const char *s_ = (str);						\
 	members_of_all(self->before, sizeof(self->before));		\
-	EXPECT_EQ(-(err), rg_set("a", "members", str)) TH_LOG("'%s'", str); \
+	EXPECT_EQ(-(err), rg_set("a", "members", s_)) TH_LOG("'%s'", s_); \
 	members_of_all(self->after, sizeof(self->after));		\
 	EXPECT_STREQ(self->before, self->after);			\
 } while (0)
@@ -89,7 +90,7 @@ TEST_F(members, write_accepts_whitespace_around_pid)
 	pid_t pid = rg_sleeper();
 	char s[64];
 
-	snprintf(s, sizeof(s), "  %d \n", pid);
+	snprintf(s, sizeof(s), "  %d\x20\n", pid);
 	EXPECT_EQ(0, rg_set("a", "members", s));
 	EXPECT_TRUE(rg_is_member("a", pid));
 	rg_kill(pid);

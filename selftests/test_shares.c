@@ -21,7 +21,7 @@ static void snapshot(char *buf)
 	size_t i, len = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(groups); i++) {
 		rg_read(rg_path(p, sizeof(p), groups[i], "shares"), buf + len,
 			SNAP - len);
 		len = strlen(buf);
@@ -50,10 +50,11 @@ FIXTURE_TEARDOWN(shares)
 
 /* A write that must fail with err and leave every shares file as it was. */
 #define EXPECT_REJECTED(group, str, err) do {				\
+	const char *s_ = (str);						\
 	snapshot(self->before);						\
-	EXPECT_EQ(-(err), rg_set(group, "shares", str)) TH_LOG("%s", str); \
+	EXPECT_EQ(-(err), rg_set(group, "shares", s_)) TH_LOG("%s", s_); \
 	snapshot(self->after);						\
-	EXPECT_STREQ(self->before, self->after) TH_LOG("%s", str);	\
+	EXPECT_STREQ(self->before, self->after) TH_LOG("%s", s_);	\
 } while (0)
 
 #define MIN(g)	rg_get(g, "shares", "test", "min_shares")
@@ -177,7 +178,7 @@ TEST_F(shares, malformed_writes_rejected)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		/* "res=test" alone is a valid no-op, not an error. */
 		if (!strcmp(bad[i], "res=test")) {
 			EXPECT_EQ(0, rg_set("a", "shares", bad[i]));

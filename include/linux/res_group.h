@@ -76,8 +76,8 @@ enum res_group_event {
  * @depth: the deepest group depth given shares (0..RES_GROUP_MAX_DEPTH);
  *	tasks of deeper groups count in their nearest ancestor that has shares
  * @owner: the module that implements the callbacks (THIS_MODULE)
- * @alloc_shares: allocate shares for a new group (required); may sleep.
- *	Return NULL on failure.
+ * @alloc_shares: allocate shares for a group whose parent has @parent
+ *	(NULL for the root) (required); may sleep. Return NULL on failure.
  * @free_shares: free what alloc_shares() returned (required); may sleep.
  * @shares_changed: a write changed @shares (after the change); may sleep.
  * @show_stats: print statistics, each line starting with "res=NAME,".
@@ -101,7 +101,8 @@ struct res_controller {
 	int depth;
 	struct module *owner;
 
-	struct res_shares *(*alloc_shares)(struct res_controller *ctl);
+	struct res_shares *(*alloc_shares)(struct res_controller *ctl,
+					   struct res_shares *parent);
 	void (*free_shares)(struct res_shares *shares);
 	void (*shares_changed)(struct res_shares *shares);
 	void (*show_stats)(struct res_shares *shares, struct seq_buf *sb);

@@ -33,8 +33,10 @@ module_param_named(allocs, allocs.counter, int, 0444);
 static atomic_t frees = ATOMIC_INIT(0);
 module_param_named(frees, frees.counter, int, 0444);
 
-enum { TC_FORK, TC_ATTACH, TC_MOVE_IN, TC_MOVE_OUT, TC_EXIT, TC_DETACH,
-       TC_CAN_FORK, TC_CANCEL_FORK, TC_NR };
+enum {
+	TC_FORK, TC_ATTACH, TC_MOVE_IN, TC_MOVE_OUT, TC_EXIT, TC_DETACH,
+	TC_CAN_FORK, TC_CANCEL_FORK, TC_NR
+};
 
 struct tc_shares {
 	struct res_shares shares;
@@ -49,7 +51,8 @@ static struct tc_shares *to_tc(struct res_shares *s)
 	return container_of(s, struct tc_shares, shares);
 }
 
-static struct res_shares *tc_alloc(struct res_controller *ctl)
+static struct res_shares *tc_alloc(struct res_controller *ctl,
+				   struct res_shares *parent)
 {
 	struct tc_shares *tc = kzalloc(sizeof(*tc), GFP_KERNEL);
 
@@ -75,19 +78,20 @@ static void tc_changed(struct res_shares *s)
 
 static void tc_show(struct res_shares *s, struct seq_buf *sb)
 {
+	static const char * const names[TC_NR] = {
+		"fork", "attach", "move_in", "move_out", "exit", "detach",
+		"can_fork", "cancel_fork",
+	};
 	struct tc_shares *tc = to_tc(s);
+	int i;
 
-	seq_buf_printf(sb, "res=%s,tasks=%d,fork=%d,attach=%d,move_in=%d,move_out=%d,exit=%d,detach=%d,can_fork=%d,cancel_fork=%d,changed=%d,min=%d,max=%d,divisor=%d\n",
-		       tc->ctl->name, atomic_read(&tc->tasks),
-		       atomic_read(&tc->n[TC_FORK]),
-		       atomic_read(&tc->n[TC_ATTACH]),
-		       atomic_read(&tc->n[TC_MOVE_IN]),
-		       atomic_read(&tc->n[TC_MOVE_OUT]),
-		       atomic_read(&tc->n[TC_EXIT]),
-		       atomic_read(&tc->n[TC_DETACH]),
-		       atomic_read(&tc->n[TC_CAN_FORK]),
-		       atomic_read(&tc->n[TC_CANCEL_FORK]), tc->changed,
-		       s->min_shares, s->max_shares, s->child_shares_divisor);
+	seq_buf_printf(sb, "res=%s,tasks=%d", tc->ctl->name,
+		       atomic_read(&tc->tasks));
+	for (i = 0; i < TC_NR; i++)
+		seq_buf_printf(sb, ",%s=%d", names[i], atomic_read(&tc->n[i]));
+	seq_buf_printf(sb, ",changed=%d,min=%d,max=%d,divisor=%d\n",
+		       tc->changed, s->min_shares, s->max_shares,
+		       s->child_shares_divisor);
 }
 
 /* Zero the event counts; "tasks" is state, not a statistic. */
