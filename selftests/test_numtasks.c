@@ -285,6 +285,52 @@ TEST_F(nt, load_counts_tasks_already_in_groups)
 	EXPECT_EQ(2, NT("a", "held"));
 }
 
+/* Fork and reap until killed; exit non-zero at an unexpected failure. */
+static void fork_loop(const char *group)
+{
+	if (rg_move(group, getpid()))
+		_exit(1);
+	for (;;) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid < 0)
+			_exit(errno == EAGAIN ? 0 : 2);
+		if (pid == 0)
+			_exit(0);
+		if (waitpid(pid, &status, 0) != pid || status)
+			_exit(3);
+	}
+}
+
+TEST_F_TIMEOUT(nt, unload_and_reload_while_tasks_fork, 300)
+{
+	pid_t loopers[2];
+	int i, status;
+
+	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,max_shares=50"));
+	for (i = 0; i < 2; i++) {
+		loopers[i] = fork();
+		ASSERT_LE(0, loopers[i]);
+		if (loopers[i] == 0)
+			fork_loop(i ? "b" : "a");
+	}
+	for (i = 0; i < 5; i++) {
+		usleep(50000);
+		ASSERT_EQ(0, rg_rmmod("numtasks"));
+		usleep(50000);
+		ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	}
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, waitpid(loopers[i], &status, WNOHANG));
+		kill(loopers[i], SIGKILL);
+		waitpid(loopers[i], &status, 0);
+	}
+	/* Quiet again: the counts match the members files. */
+	EXPECT_EQ(0, NT("a", "held"));
+	EXPECT_EQ(0, NT("b", "held"));
+}
+
 /* Fork children that sleep until refused; exit with how many. */
 static void forker(void)
 {

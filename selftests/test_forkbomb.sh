@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A shell fork bomb in a group limited to 64 tasks (SPEC 7): the group
+# never holds more than 64, a task elsewhere still forks, and once the
+# bomb's tasks are killed the group holds none. TAP output.
+RG=/sys/kernel/config/res_groups
+NT=/sys/module/numtasks/parameters
+top=$(cd "$(dirname "$0")/.." && pwd)
+n=0 failed=0
+check() {	# check NAME COMMAND...
+	n=$((n + 1))
+	if "${@:2}"; then echo "ok $n forkbomb.$1"; else echo "not ok $n forkbomb.$1"; failed=1; fi
+}
+stat() { sed -n "s/.*,$2=\([0-9]*\).*/\1/p" "$RG/$1/stats"; }
+
+echo "TAP version 13"
+echo "1..4"
+for m in numtasks rg_test_ctl rg_test_ctl2 rg_hooks_test res_groups; do
+	[ -e /sys/module/$m ] && rmmod $m
+done
+insmod "$top/module/res_groups.ko" && insmod "$top/module/numtasks.ko" || exit 1
+echo 1000 > $NT/total_numtasks
+echo res=numtasks,child_shares_divisor=1000 > $RG/shares
+mkdir $RG/bomb $RG/other
+echo res=numtasks,max_shares=64 > $RG/bomb/shares
+
+# The bomb: every function call forks two more, for ever.
+setsid bash -c "echo \$\$ > $RG/bomb/members; b() { b | b & }; b" \
+	> /dev/null 2>&1 < /dev/null &
+
+over=0
+end=$((SECONDS + 10))
+other_ok=1
+while [ $SECONDS -lt $end ]; do
+	held=$(stat bomb held)
+	[ "${held:-0}" -gt 64 ] && over=1
+	# Elsewhere, forks still work.
+	bash -c "echo \$\$ > $RG/other/members && /bin/true" || other_ok=0
+	sleep 0.5
+done
+check held_never_exceeds_64 [ $over = 0 ] && [ "$(stat bomb maxheld)" -le 64 ]
+check bomb_hit_the_limit [ "$(stat bomb failcnt)" -gt 0 ]
+check another_group_forks_meanwhile [ $other_ok = 1 ]
+
+# Kill until nothing is left (the bomb forks while we kill).
+end=$((SECONDS + 60))
+while [ -s $RG/bomb/members ] && [ $SECONDS -lt $end ]; do
+	xargs -r kill -9 < $RG/bomb/members 2>/dev/null
+	sleep 0.2
+done
+wait
+check held_returns_to_zero [ "$(stat bomb held)" = 0 ]
+
+rmdir $RG/bomb $RG/other
+rmmod numtasks res_groups
+exit $failed
