@@ -236,7 +236,8 @@ static void nt_show_stats(struct res_shares *s, struct seq_buf *sb)
 
 	spin_lock(&nt_lock);
 	nt_abs(g, &amax, &amin);
-	seq_buf_printf(sb, "res=numtasks,held=%d,maxheld=%d,minheld=%d,limit=%lld,guarantee=%lld,failcnt=%lu,forkrate_failcnt=%lu\n",
+	seq_buf_printf(sb,
+		       "res=numtasks,held=%d,maxheld=%d,minheld=%d,limit=%lld,guarantee=%lld,failcnt=%lu,forkrate_failcnt=%lu\n",
 		       g->held, g->maxheld, g->minheld, amax, amin, g->failcnt,
 		       g->forkrate_failcnt);
 	spin_unlock(&nt_lock);

@@ -17,7 +17,9 @@ count() {	# count FILE: add its TAP results
 
 for t in "$@"; do
 	out=$(mktemp)
+	start=$SECONDS
 	"./$t" 2>&1 | tee "$out"
+	echo "# $t took $((SECONDS - start)) s"
 	if ! count "$out"; then
 		echo "not ok - $t produced no test results"
 		fail=$((fail + 1))

@@ -42,7 +42,8 @@ check held_never_exceeds_64 [ $over = 0 ] && [ "$(stat bomb maxheld)" -le 64 ]
 check bomb_hit_the_limit [ "$(stat bomb failcnt)" -gt 0 ]
 check another_group_forks_meanwhile [ $other_ok = 1 ]
 
-# Kill until nothing is left (the bomb forks while we kill).
+# Stop it growing (a limit of 0 refuses every fork), then kill it all.
+echo res=numtasks,max_shares=0 > $RG/bomb/shares
 end=$((SECONDS + 60))
 while [ -s $RG/bomb/members ] && [ $SECONDS -lt $end ]; do
 	xargs -r kill -9 < $RG/bomb/members 2>/dev/null
