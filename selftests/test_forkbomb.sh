@@ -45,7 +45,7 @@ check another_group_forks_meanwhile [ $other_ok = 1 ]
 # Stop it growing (a limit of 0 refuses every fork), then kill it all.
 echo res=numtasks,max_shares=0 > $RG/bomb/shares
 end=$((SECONDS + 60))
-while [ -s $RG/bomb/members ] && [ $SECONDS -lt $end ]; do
+while [ -n "$(cat $RG/bomb/members)" ] && [ $SECONDS -lt $end ]; do
 	xargs -r kill -9 < $RG/bomb/members 2>/dev/null
 	sleep 0.2
 done
