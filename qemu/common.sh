@@ -12,21 +12,30 @@ rg_src_version() {
 	dpkg-query -W -f='${Version}' "$RG_SRC_PKG" 2>/dev/null
 }
 
-# The patches, in series order.
+# rg_patches FLAVOR: the patches, in series order (none for "unpatched",
+# the bench's baseline kernel).
 rg_patches() {
 	local p
+	[ "${1:-}" = unpatched ] && return
 	while read -r p; do
 		[ -n "$p" ] && [ "${p#\#}" = "$p" ] && echo "$RG_TOP/hooks-patch/$p"
 	done < "$RG_TOP/hooks-patch/series"
+}
+
+# rg_frags FLAVOR: its config fragments (unpatched: release's).
+rg_frags() {
+	local f=$1
+	[ "$f" = unpatched ] && f=release
+	echo "$RG_TOP/hooks-patch/base.config" "$RG_TOP/hooks-patch/$f.config"
 }
 
 # rg_key FLAVOR: what a build depends on (source version, patches, config).
 rg_key() {
 	{
 		rg_src_version
+		echo "$1"
 		# shellcheck disable=SC2046
-		cat $(rg_patches) "$RG_TOP/hooks-patch/base.config" \
-			"$RG_TOP/hooks-patch/$1.config"
+		cat $(rg_patches "$1") $(rg_frags "$1")
 	} | sha256sum | cut -c1-16
 }
 
