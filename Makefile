@@ -4,7 +4,7 @@
 #   make          kernel (debug), modules and selftests
 #   make run      interactive guest with the modules built
 #   make check    all tests in one debug guest boot; ends "N passed, N failed"
-#   make bench    benchmarks (release kernel)
+#   make bench    benchmarks (release kernel); writes bench/results.json
 
 FLAVOR ?= debug
 KBUILD_FLAGS = W=1
@@ -31,8 +31,8 @@ run: all
 check: all
 	qemu/check
 
-bench:
-	@echo "make bench: not implemented yet (see the benchmarks issue)"
+bench: deps
+	bench/run
 
 sparse: kernel
 	$(MAKE) -C "$$(qemu/build-kernel $(FLAVOR))" M=$(CURDIR) C=2 $(KBUILD_FLAGS) modules

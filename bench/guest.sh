@@ -1,0 +1,132 @@
+#!/bin/bash
+# Runs inside the release guest (bench/run boots it): the configurations
+# A B C D interleaved round by round, then the interface benchmarks.
+# Prints "RESULT <test> <config> <round> <value>" lines.
+#   MODDIR  where res_groups.ko and numtasks.ko (release builds) are
+#   BIN     the rg_bench binary
+#   ROUNDS, ITERS, CONFIGS (default "A B C D")
+set -u
+RG=/sys/kernel/config/res_groups
+CG=/sys/fs/cgroup
+ROUNDS=${ROUNDS:-5}
+ITERS=${ITERS:-20000}
+DEEP=d1/d2/d3/d4/d5
+
+unload() {
+	for m in numtasks res_groups; do
+		[ -e /sys/module/$m ] && rmmod $m
+	done
+	return 0
+}
+
+rg_deep() {	# nested groups to depth 5, a limit at every level
+	local p=$RG d
+	for d in ${DEEP//\// }; do
+		p=$p/$d
+		mkdir $p
+		echo res=numtasks,max_shares=90 > $p/shares
+	done
+}
+
+rg_undeep() {
+	local p=$RG/$DEEP
+	while [ "$p" != $RG ]; do
+		rmdir $p
+		p=${p%/*}
+	done
+}
+
+cg_deep() {	# nested cgroups to depth 5, pids.max at every level
+	local p=$CG d
+	for d in ${DEEP//\// }; do
+		echo +pids > $p/cgroup.subtree_control
+		p=$p/$d
+		mkdir $p
+		echo 100000 > $p/pids.max
+	done
+}
+
+cg_undeep() {
+	local p=$CG/$DEEP
+	while [ "$p" != $CG ]; do
+		rmdir $p
+		p=${p%/*}
+	done
+}
+
+# run CONFIG TEST ROUND: one measurement, in the configuration's place.
+run() {
+	local where=
+	case $1 in
+	C) where=$RG/$DEEP/members ;;
+	D) where=$CG/$DEEP/cgroup.procs ;;
+	esac
+	v=$(sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec $BIN $2 $ITERS")
+	echo "RESULT $2 $1 $3 $v"
+}
+
+setup() {
+	case $1 in
+	A) unload ;;
+	B) unload; insmod $MODDIR/res_groups.ko ;;
+	C) unload; insmod $MODDIR/res_groups.ko; insmod $MODDIR/numtasks.ko; rg_deep ;;
+	D) unload; cg_deep ;;
+	esac
+}
+
+teardown() {
+	case $1 in
+	C) rg_undeep; unload ;;
+	D) cg_undeep ;;
+	*) unload ;;
+	esac
+}
+
+echo 100000 > /proc/sys/kernel/threads-max
+# CONFIGS=A alone: the hooks-patch cost run (patched vs unpatched kernel).
+for r in $(seq "$ROUNDS"); do
+	for c in ${CONFIGS:-A B C D}; do
+		setup $c
+		for t in fork thread fork2; do
+			run $c $t "$r"
+		done
+		teardown $c
+	done
+done
+
+[ "${CONFIGS:-}" = A ] && exit 0
+
+# Interface throughput: ours vs cgroup v2, interleaved.
+insmod $MODDIR/res_groups.ko
+mkdir $RG/m1 $RG/m2 $CG/m1 $CG/m2
+MOVES=$((ITERS / 4))
+for r in $(seq "$ROUNDS"); do
+	echo "RESULT moves rg $r $(sh -c "exec $BIN move $MOVES $RG/m1/members $RG/m2/members")"
+	echo "RESULT moves cg $r $(sh -c "exec $BIN move $MOVES $CG/m1/cgroup.procs $CG/m2/cgroup.procs")"
+	echo "RESULT mkdir rg $r $($BIN mkdir $MOVES $RG/mk)"
+	echo "RESULT mkdir cg $r $($BIN mkdir $MOVES $CG/mk)"
+done
+# park N FILE: a process of N threads in a group; waits until it is ready.
+park() {
+	local out=$TMPDIR/park.$$.$RANDOM
+	$BIN park $(($1 - 1)) "$2" > "$out" &
+	until grep -q ready "$out" 2>/dev/null; do sleep 0.2; done
+	rm -f "$out"
+	PARKED="$PARKED $!"
+}
+
+for n in 1000 10000; do
+	PARKED=
+	park $n $RG/m1/members
+	park $n $CG/m1/cgroup.procs
+	echo "RESULT lines$n rg 1 $(wc -l < $RG/m1/members)"
+	echo "RESULT lines$n cg 1 $(wc -l < $CG/m1/cgroup.threads)"
+	for r in $(seq "$ROUNDS"); do
+		echo "RESULT read$n rg $r $($BIN read 20 $RG/m1/members)"
+		echo "RESULT read$n cg $r $($BIN read 20 $CG/m1/cgroup.threads)"
+	done
+	kill -9 $PARKED
+	wait 2>/dev/null
+done
+rmdir $RG/m1 $RG/m2 $CG/m1 $CG/m2
+rmmod res_groups

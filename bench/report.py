@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarise bench/guest.sh's RESULT lines (stdin): median, spread, ratios
+and the issue's targets; write everything to a JSON file."""
+import argparse
+import datetime
+import json
+import statistics
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--kernel", default="")
+ap.add_argument("--commit", default="")
+ap.add_argument("--json", required=True)
+args = ap.parse_args()
+
+raw = {}
+for line in sys.stdin:
+    parts = line.split()
+    if len(parts) != 5:
+        continue
+    _, test, cfg, _, val = parts
+    try:
+        raw.setdefault(test, {}).setdefault(cfg, []).append(float(val))
+    except ValueError:
+        pass
+
+
+def med(test, cfg):
+    vals = raw.get(test, {}).get(cfg)
+    return statistics.median(vals) if vals else None
+
+
+def spread(vals):
+    m = statistics.median(vals)
+    return (max(vals) - min(vals)) / m * 100 if m else 0.0
+
+
+summary = {t: {c: {"median": statistics.median(v), "spread_pct": spread(v),
+                   "values": v} for c, v in cs.items()}
+           for t, cs in raw.items()}
+
+rows = []
+print(f"{'test':<10} {'config':<7} {'median':>12} {'spread':>8} {'ratio':>8}")
+names = {"A": "no module", "B": "res_groups, root", "C": "numtasks depth 5",
+         "D": "cgroup pids depth 5", "A2": "patched, no module",
+         "U": "unpatched kernel", "rg": "res_groups", "cg": "cgroup v2"}
+for test in ["fork", "thread", "fork2", "moves", "mkdir", "read1000",
+             "read10000"]:
+    base = {"fork": "A", "thread": "A", "fork2": "A", "moves": "cg",
+            "mkdir": "cg", "read1000": "cg", "read10000": "cg"}[test]
+    for cfg in ["A", "B", "C", "D", "A2", "U", "rg", "cg"]:
+        if cfg not in raw.get(test, {}):
+            continue
+        m = med(test, cfg)
+        b = med(test, base)
+        if test in ("fork", "thread") and cfg in ("A2", "U"):
+            b = med(test, "U")
+        ratio = m / b if b else float("nan")
+        s = summary[test][cfg]["spread_pct"]
+        print(f"{test:<10} {cfg:<7} {m:>12.1f} {s:>7.1f}% {ratio:>8.3f}  "
+              f"{names.get(cfg, '')}")
+        summary[test][cfg]["ratio"] = ratio
+
+units = {"fork": "ns per fork+exit+wait", "thread": "ns per create+join",
+         "fork2": "ns per fork, each of 2 forkers",
+         "moves": "moves/s", "mkdir": "mkdir+rmdir/s",
+         "read1000": "us per members read, 1k threads",
+         "read10000": "us per members read, 10k threads"}
+
+targets = []
+
+
+def target(name, ok):
+    targets.append({"target": name, "met": bool(ok)})
+    print(f"{'MET ' if ok else 'MISS'} {name}")
+
+
+print()
+def r(test, a, b):
+    return (med(test, a) or float("nan")) / (med(test, b) or float("nan"))
+
+
+if med("fork", "C") and med("fork", "A"):
+    target("fork: C/A <= 1.02 (%.3f)" % r("fork", "C", "A"),
+           r("fork", "C", "A") <= 1.02)
+    target("thread: C/A <= 1.02 (%.3f)" % r("thread", "C", "A"),
+           r("thread", "C", "A") <= 1.02)
+    target("fork: C/A <= D/A (%.3f vs %.3f)" % (r("fork", "C", "A"),
+                                                 r("fork", "D", "A")),
+           r("fork", "C", "A") <= r("fork", "D", "A"))
+    sa = med("fork2", "A") / med("fork", "A")
+    sc = med("fork2", "C") / med("fork", "C")
+    target("2-forker scaling with module no worse (C %.3f vs A %.3f)" %
+           (sc, sa), sc <= sa * 1.02)
+if med("moves", "rg"):
+    target("moves/s >= cgroup (%.0f vs %.0f)" % (med("moves", "rg"),
+                                                 med("moves", "cg")),
+           med("moves", "rg") >= med("moves", "cg"))
+    target("mkdir+rmdir/s >= cgroup (%.0f vs %.0f)" %
+           (med("mkdir", "rg"), med("mkdir", "cg")),
+           med("mkdir", "rg") >= med("mkdir", "cg"))
+if med("read10000", "rg"):
+    lin = med("read10000", "rg") / med("read1000", "rg")
+    target("members read linear: 10k/1k = %.1f (<= 12)" % lin, lin <= 12)
+if med("fork", "U"):
+    target("hooks patch: patched/unpatched fork <= 1.005 (%.4f)" %
+           r("fork", "A2", "U"), r("fork", "A2", "U") <= 1.005)
+
+with open(args.json, "w") as f:
+    json.dump({"date": datetime.datetime.utcnow().isoformat() + "Z",
+               "kernel": args.kernel, "commit": args.commit,
+               "units": units, "results": summary, "targets": targets},
+              f, indent=1, sort_keys=True)
+print(f"\nwritten: {args.json}")
