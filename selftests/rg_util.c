@@ -217,3 +217,20 @@ void rg_kill(pid_t pid)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
+
+void rg_fork_loop(const char *group)
+{
+	if (group && rg_move(group, getpid()))
+		_exit(1);
+	for (;;) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid < 0)
+			_exit(2);
+		if (pid == 0)
+			_exit(0);
+		if (waitpid(pid, &status, 0) != pid || status)
+			_exit(3);
+	}
+}

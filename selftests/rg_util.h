@@ -56,6 +56,11 @@ int rg_set(const char *group, const char *file, const char *str);
 
 /* A child that sleeps until killed; its pid. */
 pid_t rg_sleeper(void);
+/*
+ * In a child: move to group (unless NULL), then fork and reap until
+ * killed; _exit() non-zero at the first failure.
+ */
+void rg_fork_loop(const char *group);
 /* SIGKILL and reap a child. */
 void rg_kill(pid_t pid);
 

@@ -180,24 +180,6 @@ TEST_F(ctl, refused_fork_fails_with_errno_and_cancels_the_others)
 	ASSERT_EQ(0, rg_move("", getpid()));
 }
 
-/* Fork and reap until killed; exit non-zero at the first failure. */
-static void fork_loop(const char *group)
-{
-	if (rg_move(group, getpid()))
-		_exit(1);
-	for (;;) {
-		pid_t pid = fork();
-		int status;
-
-		if (pid < 0)
-			_exit(2);
-		if (pid == 0)
-			_exit(0);
-		if (waitpid(pid, &status, 0) != pid || status)
-			_exit(3);
-	}
-}
-
 /* Sum of a key over the groups (root, a, a/b). */
 static long sum(const char *key)
 {
@@ -225,10 +207,10 @@ TEST_F_TIMEOUT(ctl, load_and_unload_while_tasks_fork, 300)
 
 	loopers[0] = fork();
 	if (loopers[0] == 0)
-		fork_loop("a");
+		rg_fork_loop("a");
 	loopers[1] = fork();
 	if (loopers[1] == 0)
-		fork_loop("a/b");
+		rg_fork_loop("a/b");
 	for (i = 0; i < 10; i++) {
 		ASSERT_EQ(0, rg_insmod(CTL, NULL));
 		usleep(50000);

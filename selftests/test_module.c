@@ -69,23 +69,6 @@ TEST_F(module, second_hooks_user_gets_ebusy)
 	ASSERT_EQ(0, rg_rmmod("rg_hooks_test"));
 }
 
-/* Fork and reap children until stopped; exit 0 if every fork worked. */
-static void fork_loop(void)
-{
-	for (;;) {
-		int status;
-		pid_t pid = fork();
-
-		if (pid < 0)
-			_exit(1);
-		if (pid == 0)
-			_exit(7);
-		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-		    WEXITSTATUS(status) != 7)
-			_exit(2);
-	}
-}
-
 TEST_F(module, fork_and_exit_work_across_load_and_unload)
 {
 	pid_t loopers[2];
@@ -95,7 +78,7 @@ TEST_F(module, fork_and_exit_work_across_load_and_unload)
 		loopers[i] = fork();
 		ASSERT_LE(0, loopers[i]);
 		if (loopers[i] == 0)
-			fork_loop();
+			rg_fork_loop(NULL);
 	}
 	for (i = 0; i < 10; i++) {
 		ASSERT_EQ(0, rg_insmod(RG_KO, NULL));

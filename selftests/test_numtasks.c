@@ -287,24 +287,6 @@ TEST_F(nt, load_counts_tasks_already_in_groups)
 	EXPECT_EQ(2, NT("a", "held"));
 }
 
-/* Fork and reap until killed; exit non-zero at an unexpected failure. */
-static void fork_loop(const char *group)
-{
-	if (rg_move(group, getpid()))
-		_exit(1);
-	for (;;) {
-		pid_t pid = fork();
-		int status;
-
-		if (pid < 0)
-			_exit(errno == EAGAIN ? 0 : 2);
-		if (pid == 0)
-			_exit(0);
-		if (waitpid(pid, &status, 0) != pid || status)
-			_exit(3);
-	}
-}
-
 TEST_F_TIMEOUT(nt, unload_and_reload_while_tasks_fork, 300)
 {
 	pid_t loopers[2];
@@ -315,7 +297,7 @@ TEST_F_TIMEOUT(nt, unload_and_reload_while_tasks_fork, 300)
 		loopers[i] = fork();
 		ASSERT_LE(0, loopers[i]);
 		if (loopers[i] == 0)
-			fork_loop(i ? "b" : "a");
+			rg_fork_loop(i ? "b" : "a");
 	}
 	for (i = 0; i < 5; i++) {
 		usleep(50000);
