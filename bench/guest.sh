@@ -110,7 +110,11 @@ done
 park() {
 	local out=$TMPDIR/park.$$.$RANDOM
 	$BIN park $(($1 - 1)) "$2" > "$out" &
-	until grep -q ready "$out" 2>/dev/null; do sleep 0.2; done
+	local end=$((SECONDS + 300))
+	until grep -q ready "$out" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || { echo "park $1: not ready" >&2; exit 1; }
+		sleep 0.2
+	done
 	rm -f "$out"
 	PARKED="$PARKED $!"
 }
