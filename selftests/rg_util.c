@@ -234,3 +234,17 @@ void rg_fork_loop(const char *group)
 			_exit(3);
 	}
 }
+
+void rg_snapshot(const char * const *groups, size_t n, const char *file,
+		 char *buf, size_t size)
+{
+	char p[PATH_MAX];
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		rg_read(rg_path(p, sizeof(p), groups[i], file), buf + len,
+			size - len);
+		len = strlen(buf);
+	}
+}

@@ -51,6 +51,12 @@ int rg_is_member(const char *group, pid_t pid);
  */
 long rg_get(const char *group, const char *file, const char *res,
 	    const char *key);
+/*
+ * The file of each of n groups, concatenated into buf: a snapshot of the
+ * state to compare before and after a rejected write.
+ */
+void rg_snapshot(const char * const *groups, size_t n, const char *file,
+		 char *buf, size_t size);
 /* Write str to the group's file; 0 or -errno. */
 int rg_set(const char *group, const char *file, const char *str);
 

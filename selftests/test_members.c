@@ -42,14 +42,8 @@ FIXTURE_TEARDOWN(members)
 static void members_of_all(char *buf, size_t size)
 {
 	static const char * const groups[] = { "", "a", "b" };
-	char p[256];
-	size_t i, len = 0;
 
-	for (i = 0; i < 3; i++) {
-		rg_read(rg_path(p, sizeof(p), groups[i], "members"), buf + len,
-			size - len);
-		len = strlen(buf);
-	}
+	rg_snapshot(groups, ARRAY_SIZE(groups), "members", buf, size);
 }
 
 #define EXPECT_MOVE_REJECTED(str, err) do {				\

@@ -13,19 +13,12 @@
 
 #define SNAP 4096
 
-/* Every shares file of the tree a, a/x, b, root, concatenated. */
+/* Every shares file of the tree: root, a, a/x, b. */
 static void snapshot(char *buf)
 {
 	static const char * const groups[] = { "", "a", "a/x", "b" };
-	char p[256];
-	size_t i, len = 0;
 
-	buf[0] = '\0';
-	for (i = 0; i < ARRAY_SIZE(groups); i++) {
-		rg_read(rg_path(p, sizeof(p), groups[i], "shares"), buf + len,
-			SNAP - len);
-		len = strlen(buf);
-	}
+	rg_snapshot(groups, ARRAY_SIZE(groups), "shares", buf, SNAP);
 }
 
 FIXTURE(shares) {
