@@ -29,7 +29,6 @@
  *	subsystem's directory)
  * @parent: NULL for the root
  * @depth: 0 for the root
- * @dead: set when rmdir has emptied it; nothing may join it then
  * @lock: see the top of this file
  * @tasks: the tasks in this group, linked by task->res_group_node
  * @nr_tasks: length of @tasks
@@ -44,7 +43,6 @@ struct res_group {
 	struct config_group cg;
 	struct res_group *parent;
 	int depth;
-	bool dead;
 	spinlock_t lock;	/* see the top of this file */
 	struct list_head tasks;
 	unsigned int nr_tasks;
@@ -88,7 +86,6 @@ int rg_shares_max_of(int acc, const struct res_shares *child);
 
 /* tasks.c: membership and the hooks */
 extern const struct res_group_hooks rg_hooks;
-struct res_group *rg_lock_task_group(struct task_struct *tsk);
 void rg_tasks_attach_all(void);
 void rg_tasks_detach_all(void);
 int rg_task_move(struct task_struct *tsk, struct res_group *to);

@@ -35,7 +35,7 @@ static bool rg_detached;
  * Return: that group, locked; the root, locked, if @tsk is in no group
  * (check task->res_group to tell).
  */
-struct res_group *rg_lock_task_group(struct task_struct *tsk)
+static struct res_group *rg_lock_task_group(struct task_struct *tsk)
 	__acquires(&grp->lock)
 {
 	struct res_group *grp;
@@ -67,7 +67,10 @@ static void rg_notify(struct task_struct *tsk, struct res_group *from,
 	}
 }
 
-/* @tsk, in no group, joins @grp. Caller holds @grp->lock. */
+/*
+ * @tsk, in no group (or only pinned to @grp by rg_can_fork()), joins @grp.
+ * Caller holds @grp->lock.
+ */
 static void rg_join(struct task_struct *tsk, struct res_group *grp,
 		    enum res_group_event event)
 {
@@ -170,9 +173,7 @@ static void rg_post_fork(struct task_struct *child,
 	if (grp) {
 		/* rg_can_fork() took the charges and rg_fork_sem. */
 		spin_lock(&grp->lock);
-		list_add_tail(&child->res_group_node, &grp->tasks);
-		grp->nr_tasks++;
-		rg_notify(child, NULL, grp, RES_GROUP_FORK);
+		rg_join(child, grp, RES_GROUP_FORK);
 		spin_unlock(&grp->lock);
 		percpu_up_read(&rg_fork_sem);
 		return;
@@ -268,7 +269,7 @@ int rg_task_move(struct task_struct *tsk, struct res_group *to)
 	for (;;) {
 		from = rcu_dereference_protected(tsk->res_group,
 						 lockdep_is_held(&rg_mutex));
-		if (!from || (tsk->flags & PF_EXITING))
+		if (!from)
 			return -ESRCH;
 		rg_lock_two(from, to);
 		if (rcu_access_pointer(tsk->res_group) == from)
@@ -286,11 +287,13 @@ int rg_task_move(struct task_struct *tsk, struct res_group *to)
 }
 
 /**
- * rg_tasks_move_all - move every task of @from to @to, and close @from
+ * rg_tasks_move_all - move every task of @from to @to
  * @from: a group being removed
  * @to: its parent
  *
- * Caller holds rg_fork_sem for write and rg_mutex.
+ * Caller holds rg_fork_sem for write (no fork can be entering @from) and
+ * rg_mutex (no move can target it); configfs refuses writes to a removed
+ * directory, so nothing joins @from afterwards.
  */
 void rg_tasks_move_all(struct res_group *from, struct res_group *to)
 {
@@ -299,7 +302,6 @@ void rg_tasks_move_all(struct res_group *from, struct res_group *to)
 	rg_lock_two(from, to);
 	list_for_each_entry_safe(t, n, &from->tasks, res_group_node)
 		rg_switch(t, from, to);
-	from->dead = true;
 	rg_unlock_two(from, to);
 }
 
