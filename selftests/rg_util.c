@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -218,14 +219,31 @@ void rg_kill(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-void rg_fork_loop(const char *group)
+pid_t rg_fork_loop_start(const char *group)
 {
+	pid_t pid;
+
+	/*
+	 * A child of the loop orphaned when the loop dies would go to init
+	 * and stay counted until init reaps it: be the subreaper, so that
+	 * rg_fork_loop_stop() reaps it.
+	 */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	pid = fork();
+
+	if (pid != 0) {
+		/* Both sides set the group: a stop may come before the child runs. */
+		if (pid > 0)
+			setpgid(pid, pid);
+		return pid;
+	}
+	setpgid(0, 0);
 	if (group && rg_move(group, getpid()))
 		_exit(1);
 	for (;;) {
-		pid_t pid = fork();
 		int status;
 
+		pid = fork();
 		if (pid < 0)
 			_exit(2);
 		if (pid == 0)
@@ -233,6 +251,20 @@ void rg_fork_loop(const char *group)
 		if (waitpid(pid, &status, 0) != pid || status)
 			_exit(3);
 	}
+}
+
+int rg_fork_loop_stop(pid_t pid)
+{
+	int status, ret;
+
+	ret = waitpid(pid, &status, WNOHANG) == 0 ? 0 : -1;
+	kill(-pid, SIGKILL);
+	if (ret == 0)
+		waitpid(pid, &status, 0);
+	/* Orphans are reparented before the loop becomes a zombie. */
+	while (waitpid(-pid, &status, 0) > 0)
+		;
+	return ret;
 }
 
 void rg_snapshot(const char * const *groups, size_t n, const char *file,

@@ -63,10 +63,17 @@ int rg_set(const char *group, const char *file, const char *str);
 /* A child that sleeps until killed; its pid. */
 pid_t rg_sleeper(void);
 /*
- * In a child: move to group (unless NULL), then fork and reap until
- * killed; _exit() non-zero at the first failure.
+ * Start a child, leader of its own process group, that moves to group
+ * (unless NULL), then forks and reaps until stopped; it _exit()s non-zero
+ * at the first failure. Its pid, or -1.
  */
-void rg_fork_loop(const char *group);
+pid_t rg_fork_loop_start(const char *group);
+/*
+ * Kill a fork loop and reap it and any child it left behind, so no task
+ * of it is still counted anywhere. 0 if it was still looping, -1 if it
+ * had stopped by itself (a fork failed).
+ */
+int rg_fork_loop_stop(pid_t pid);
 /* SIGKILL and reap a child. */
 void rg_kill(pid_t pid);
 

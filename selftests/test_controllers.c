@@ -204,25 +204,20 @@ TEST_F_TIMEOUT(ctl, load_and_unload_while_tasks_fork, 300)
 {
 	long listed = 0, counted = -1;
 	pid_t loopers[2];
-	int i, status;
+	int i;
 
-	loopers[0] = fork();
-	if (loopers[0] == 0)
-		rg_fork_loop("a");
-	loopers[1] = fork();
-	if (loopers[1] == 0)
-		rg_fork_loop("a/b");
+	loopers[0] = rg_fork_loop_start("a");
+	ASSERT_LT(0, loopers[0]);
+	loopers[1] = rg_fork_loop_start("a/b");
+	ASSERT_LT(0, loopers[1]);
 	for (i = 0; i < 10; i++) {
 		ASSERT_EQ(0, rg_insmod(CTL, NULL));
 		usleep(50000);
 		ASSERT_EQ(0, rg_rmmod("rg_test_ctl"));
 	}
 	ASSERT_EQ(0, rg_insmod(CTL, NULL));
-	for (i = 0; i < 2; i++) {
-		EXPECT_EQ(0, waitpid(loopers[i], &status, WNOHANG));
-		kill(loopers[i], SIGKILL);
-		waitpid(loopers[i], &status, 0);
-	}
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, rg_fork_loop_stop(loopers[i]));
 	/*
 	 * Quiet now: the controller's count matches the members files. Kernel
 	 * threads come and go in the root between two reads: read again

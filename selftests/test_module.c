@@ -72,13 +72,11 @@ TEST_F(module, second_hooks_user_gets_ebusy)
 TEST_F(module, fork_and_exit_work_across_load_and_unload)
 {
 	pid_t loopers[2];
-	int i, status;
+	int i;
 
 	for (i = 0; i < 2; i++) {
-		loopers[i] = fork();
-		ASSERT_LE(0, loopers[i]);
-		if (loopers[i] == 0)
-			rg_fork_loop(NULL);
+		loopers[i] = rg_fork_loop_start(NULL);
+		ASSERT_LT(0, loopers[i]);
 	}
 	for (i = 0; i < 10; i++) {
 		ASSERT_EQ(0, rg_insmod(RG_KO, NULL));
@@ -86,13 +84,9 @@ TEST_F(module, fork_and_exit_work_across_load_and_unload)
 		ASSERT_EQ(0, rg_rmmod("res_groups"));
 		usleep(20000);
 	}
-	for (i = 0; i < 2; i++) {
-		/* Still running, i.e. no fork failed and no child went astray. */
-		ASSERT_EQ(0, waitpid(loopers[i], &status, WNOHANG));
-		kill(loopers[i], SIGKILL);
-		ASSERT_EQ(loopers[i], waitpid(loopers[i], &status, 0));
-		ASSERT_TRUE(WIFSIGNALED(status));
-	}
+	/* Still running, i.e. no fork failed and no child went astray. */
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, rg_fork_loop_stop(loopers[i]));
 }
 
 TEST_HARNESS_MAIN

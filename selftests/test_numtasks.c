@@ -291,14 +291,12 @@ TEST_F(nt, load_counts_tasks_already_in_groups)
 TEST_F_TIMEOUT(nt, unload_and_reload_while_tasks_fork, 300)
 {
 	pid_t loopers[2];
-	int i, status;
+	int i;
 
 	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,max_shares=50"));
 	for (i = 0; i < 2; i++) {
-		loopers[i] = fork();
-		ASSERT_LE(0, loopers[i]);
-		if (loopers[i] == 0)
-			rg_fork_loop(i ? "b" : "a");
+		loopers[i] = rg_fork_loop_start(i ? "b" : "a");
+		ASSERT_LT(0, loopers[i]);
 	}
 	for (i = 0; i < 5; i++) {
 		usleep(50000);
@@ -306,11 +304,8 @@ TEST_F_TIMEOUT(nt, unload_and_reload_while_tasks_fork, 300)
 		usleep(50000);
 		ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
 	}
-	for (i = 0; i < 2; i++) {
-		EXPECT_EQ(0, waitpid(loopers[i], &status, WNOHANG));
-		kill(loopers[i], SIGKILL);
-		waitpid(loopers[i], &status, 0);
-	}
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, rg_fork_loop_stop(loopers[i]));
 	/* Quiet again: the counts match the members files. */
 	EXPECT_EQ(0, NT("a", "held"));
 	EXPECT_EQ(0, NT("b", "held"));
