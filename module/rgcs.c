@@ -27,10 +27,15 @@ static struct res_group *to_rg(struct config_item *item)
 	return container_of(to_config_group(item), struct res_group, cg);
 }
 
-/* A string written to a file: NUL-free, one trailing newline allowed. */
+/*
+ * A string written to a file: NUL-free, one trailing newline allowed.
+ * configfs hands a store at most PAGE_SIZE - 1 bytes and drops the rest
+ * of a longer write; no valid input is that long, so refuse it rather
+ * than act on a cut-off prefix.
+ */
 static char *rgcs_dup_input(const char *page, size_t count)
 {
-	if (strnlen(page, count) != count)
+	if (count >= PAGE_SIZE - 1 || strnlen(page, count) != count)
 		return ERR_PTR(-EINVAL);
 	if (count && page[count - 1] == '\n')
 		count--;
@@ -180,6 +185,9 @@ static ssize_t rgcs_stats_store(struct config_item *item, const char *page,
 	if (strncmp(str, "res=", 4))
 		goto out_free;
 	args = strchrnul(str + 4, ',');
+	/* "res=NAME," is neither no ARGS nor some. */
+	if (*args && !args[1])
+		goto out_free;
 	mutex_lock(&rg_mutex);
 	ctl = rg_controller_find(str + 4, args - (str + 4));
 	if (ctl && ctl->reset_stats && grp->shares[ctl->id])

@@ -90,7 +90,7 @@ ssize_t rg_read(const char *path, char *buf, size_t size)
 	return len;
 }
 
-int rg_write(const char *path, const char *str)
+int rg_write_buf(const char *path, const void *buf, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	ssize_t n;
@@ -98,11 +98,18 @@ int rg_write(const char *path, const char *str)
 
 	if (fd < 0)
 		return -errno;
-	n = write(fd, str, strlen(str));
+	n = write(fd, buf, len);
 	if (n < 0)
 		ret = -errno;
+	else if ((size_t)n != len)
+		ret = 1;
 	close(fd);
 	return ret;
+}
+
+int rg_write(const char *path, const char *str)
+{
+	return rg_write_buf(path, str, strlen(str));
 }
 
 int rg_exists(const char *path)

@@ -29,6 +29,8 @@ void rg_unload_all(void);
 ssize_t rg_read(const char *path, char *buf, size_t size);
 /* One write(2) of str; 0 or -errno. */
 int rg_write(const char *path, const char *str);
+/* One write(2) of len bytes; 0, -errno, or 1 if the write was short. */
+int rg_write_buf(const char *path, const void *buf, size_t len);
 /* 1 if path exists. */
 int rg_exists(const char *path);
 
