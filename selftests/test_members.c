@@ -229,37 +229,6 @@ TEST_F(members, zombie_stays_until_reaped)
 	EXPECT_EQ(1, rg_get("a", "stats", "test", "exit"));
 }
 
-TEST_F(members, other_users_task_eperm_own_task_ok)
-{
-	pid_t root_task = rg_sleeper(), worker;
-	char p[256];
-	int status;
-
-	/* Delegate: let anyone write b's members. */
-	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
-	worker = fork();
-	ASSERT_LE(0, worker);
-	if (worker == 0) {
-		pid_t own;
-
-		if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
-			_exit(10);
-		if (rg_move("b", root_task) != -EPERM)
-			_exit(11);
-		own = rg_sleeper();
-		if (rg_move("b", own) != 0)
-			_exit(12);
-		if (!rg_is_member("b", own))
-			_exit(13);
-		rg_kill(own);
-		_exit(0);
-	}
-	ASSERT_EQ(worker, waitpid(worker, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_TRUE(rg_is_member("", root_task));
-	rg_kill(root_task);
-}
-
 static void *park(void *arg)
 {
 	pause();

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who may do what (SPEC 5): file modes guard mkdir, rmdir and writes; a
+ * move needs CAP_SYS_NICE, CAP_SYS_RESOURCE or the task's real uid; pids
+ * in members are those of the reader's or writer's pid namespace.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "rg_util.h"
+
+#define USER 1000
+#define NO_CAP (-1)
+#define SNAP 8192
+
+FIXTURE(priv) {
+	pid_t root_task;
+	char before[SNAP], after[SNAP];
+};
+
+/* Everything a user could change: shares, stats and members of a and b. */
+static void state(char *buf)
+{
+	static const char * const groups[] = { "a", "b" };
+	size_t len;
+
+	rg_snapshot(groups, ARRAY_SIZE(groups), "shares", buf, SNAP);
+	len = strlen(buf);
+	rg_snapshot(groups, ARRAY_SIZE(groups), "stats", buf + len,
+		    SNAP - len);
+	len = strlen(buf);
+	rg_snapshot(groups, ARRAY_SIZE(groups), "members", buf + len,
+		    SNAP - len);
+}
+
+FIXTURE_SETUP(priv)
+{
+	rg_remove_all_groups();
+	rg_unload_all();
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_test_ctl.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_mkdir("b"));
+	self->root_task = rg_sleeper();
+	ASSERT_LT(0, self->root_task);
+	ASSERT_EQ(0, rg_move("a", self->root_task));
+}
+
+FIXTURE_TEARDOWN(priv)
+{
+	rg_kill(self->root_task);
+	rg_remove_all_groups();
+	rg_unload_all();
+}
+
+/*
+ * Become uid USER with no capability but cap (NO_CAP: none at all);
+ * 0 or -1.
+ */
+static int become_user(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	if (prctl(PR_SET_KEEPCAPS, cap != NO_CAP) ||
+	    setresgid(USER, USER, USER) || setresuid(USER, USER, USER))
+		return -1;
+	if (cap == NO_CAP)
+		return 0;
+	data[cap / 32].effective = 1u << (cap % 32);
+	data[cap / 32].permitted = 1u << (cap % 32);
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
+/* Run fn in a child as USER with only cap; its exit status (0: passed). */
+static int as_user(int cap, int (*fn)(pid_t), pid_t arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(become_user(cap) ? 100 : fn(arg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* 0 if errno of a failed call is err, else a step number. */
+#define STEP(n, call, err) do {						\
+	if ((call) != -1 || errno != (err))				\
+		return (n);						\
+} while (0)
+
+static int try_mkdir_rmdir(pid_t unused)
+{
+	char p[256];
+
+	STEP(1, mkdir(rg_path(p, sizeof(p), "x", NULL), 0755), EACCES);
+	STEP(2, mkdir(rg_path(p, sizeof(p), "a/x", NULL), 0755), EACCES);
+	STEP(3, rmdir(rg_path(p, sizeof(p), "b", NULL)), EACCES);
+	return 0;
+}
+
+TEST_F(priv, user_cannot_mkdir_or_rmdir)
+{
+	EXPECT_EQ(0, as_user(NO_CAP, try_mkdir_rmdir, 0));
+	EXPECT_FALSE(rg_exists(RG_ROOT "/x"));
+	EXPECT_FALSE(rg_exists(RG_ROOT "/a/x"));
+	EXPECT_TRUE(rg_exists(RG_ROOT "/b"));
+}
+
+static int try_writes(pid_t unused)
+{
+	static const char * const files[] = { "shares", "stats", "members" };
+	static const char * const groups[] = { "", "a", "b" };
+	char p[256], buf[4096];
+	size_t g, f;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		for (f = 0; f < ARRAY_SIZE(files); f++) {
+			rg_path(p, sizeof(p), groups[g], files[f]);
+			STEP(1 + g * 3 + f, open(p, O_WRONLY), EACCES);
+			/* 0644: reading is for everyone. */
+			if (rg_read(p, buf, sizeof(buf)) < 0)
+				return 20 + g * 3 + f;
+		}
+	return 0;
+}
+
+TEST_F(priv, user_cannot_write_shares_stats_or_members)
+{
+	state(self->before);
+	EXPECT_EQ(0, as_user(NO_CAP, try_writes, 0));
+	state(self->after);
+	EXPECT_STREQ(self->before, self->after);
+}
+
+static int move_to_b(pid_t pid)
+{
+	int ret = rg_move("b", pid);
+
+	return ret == 0 ? 0 : ret == -EPERM ? 1 : 2;
+}
+
+static int move_own_task_to_b(pid_t unused)
+{
+	pid_t own = rg_sleeper();
+	int ret = rg_move("b", own) || !rg_is_member("b", own);
+
+	rg_kill(own);
+	return ret;
+}
+
+TEST_F(priv, delegated_user_moves_own_tasks_only)
+{
+	char p[256];
+
+	/* Delegate: let anyone write b's members. */
+	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
+	state(self->before);
+	EXPECT_EQ(1, as_user(NO_CAP, move_to_b, self->root_task));
+	state(self->after);
+	EXPECT_STREQ(self->before, self->after);
+	EXPECT_EQ(0, as_user(NO_CAP, move_own_task_to_b, 0));
+}
+
+TEST_F(priv, cap_sys_nice_alone_moves_any_task)
+{
+	char p[256];
+
+	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
+	EXPECT_EQ(0, as_user(CAP_SYS_NICE, move_to_b, self->root_task));
+	EXPECT_TRUE(rg_is_member("b", self->root_task));
+}
+
+TEST_F(priv, cap_sys_resource_alone_moves_any_task)
+{
+	char p[256];
+
+	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
+	EXPECT_EQ(0, as_user(CAP_SYS_RESOURCE, move_to_b, self->root_task));
+	EXPECT_TRUE(rg_is_member("b", self->root_task));
+}
+
+TEST_F(priv, other_capabilities_do_not_allow_a_move)
+{
+	char p[256];
+
+	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
+	EXPECT_EQ(1, as_user(CAP_KILL, move_to_b, self->root_task));
+	EXPECT_EQ(1, as_user(CAP_SETUID, move_to_b, self->root_task));
+	EXPECT_TRUE(rg_is_member("a", self->root_task));
+}
+
+/*
+ * The init of a new pid namespace: moves a child (pid 2 there) and itself
+ * to a by their pids in the namespace, checks what a's members shows
+ * there, reports on wfd, then waits to be killed. outside: a task of the
+ * parent namespace that is in a too.
+ */
+static int ns_init(int wfd, pid_t outside)
+{
+	char buf[256], s[32];
+	pid_t kid = rg_sleeper();
+	int step = 0;
+
+	if (getpid() != 1 || kid != 2)
+		step = 1;
+	else if (rg_move("a", 2) || rg_move("a", 1))
+		step = 2;
+	else if (rg_read(RG_ROOT "/a/members", buf, sizeof(buf)) < 0 ||
+		 strcmp(buf, "2\n1\n"))
+		step = 3;
+	/* The outside task's pid means nothing here. */
+	else if (snprintf(s, sizeof(s), "%d", outside) &&
+		 rg_set("b", "members", s) != -ESRCH)
+		step = 4;
+	if (write(wfd, &step, sizeof(step)) != sizeof(step))
+		return 1;
+	for (;;)
+		pause();
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+TEST_F(priv, pid_namespace_sees_and_moves_by_its_own_pids)
+{
+	char buf[256], line[32];
+	int pipefd[2], step = -1;
+	pid_t init;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	init = syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL,
+		       NULL);
+	ASSERT_LE(0, init);
+	if (init == 0)
+		_exit(ns_init(pipefd[1], self->root_task));
+	ASSERT_EQ((ssize_t)sizeof(step), read(pipefd[0], &step, sizeof(step)));
+	EXPECT_EQ(0, step);
+	/* Outside, the same group lists all three by their pids here. */
+	ASSERT_LT(0, rg_read(RG_ROOT "/a/members", buf, sizeof(buf)));
+	EXPECT_EQ(3, count_lines(buf)) TH_LOG("%s", buf);
+	snprintf(line, sizeof(line), "%d\n", init);
+	EXPECT_NE(NULL, strstr(buf, line));
+	EXPECT_TRUE(rg_is_member("a", self->root_task));
+	/* The write of the outside pid moved nothing. */
+	EXPECT_STREQ("", (rg_read(RG_ROOT "/b/members", buf, sizeof(buf)), buf));
+	kill(init, SIGKILL);
+	waitpid(init, NULL, 0);
+}
+
+TEST_HARNESS_MAIN
