@@ -46,6 +46,33 @@ struct res_group *rg_group_next(struct res_group *pos)
 	return NULL;
 }
 
+static struct res_group *rg_leftmost_leaf(struct res_group *pos)
+{
+	while (!list_empty(&pos->children))
+		pos = list_first_entry(&pos->children, struct res_group,
+				       sibling);
+	return pos;
+}
+
+/**
+ * rg_group_next_post - post-order walk of the tree (children before parents)
+ * @pos: the current group, NULL to start
+ *
+ * For freeing shares: a controller may unlink a group's shares from its
+ * parent's. Caller holds rg_mutex. Return: the next group, or NULL after
+ * the root, which is the last.
+ */
+struct res_group *rg_group_next_post(struct res_group *pos)
+{
+	if (!pos)
+		return rg_leftmost_leaf(&rg_root);
+	if (pos == &rg_root)
+		return NULL;
+	if (!list_is_last(&pos->sibling, &pos->parent->children))
+		return rg_leftmost_leaf(list_next_entry(pos, sibling));
+	return pos->parent;
+}
+
 /* Two group locks, always in address order so that no two CPUs deadlock. */
 void rg_lock_two(struct res_group *a, struct res_group *b)
 	__acquires(&a->lock) __acquires(&b->lock)

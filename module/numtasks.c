@@ -61,7 +61,6 @@ struct nt_group {
 
 static DEFINE_SPINLOCK(nt_lock);
 static struct nt_group *nt_root;	/* nt_lock */
-static bool nt_unregistering;
 
 /* No system runs more tasks than it has pids: never the tighter limit. */
 static int total_numtasks = PID_MAX_LIMIT;
@@ -283,8 +282,8 @@ static void nt_free_shares(struct res_shares *s)
 	struct nt_group *g = to_nt(s);
 
 	spin_lock(&nt_lock);
-	/* Unregistering frees parents first: no list to keep then. */
-	if (g->parent && !nt_unregistering)
+	/* Children are freed first: the parent is still there. */
+	if (g->parent)
 		list_del(&g->sibling);
 	if (g == nt_root)
 		nt_root = NULL;
@@ -312,7 +311,6 @@ static int __init numtasks_init(void)
 
 static void __exit numtasks_exit(void)
 {
-	nt_unregistering = true;
 	res_controller_unregister(&numtasks_ctl);
 }
 

@@ -59,9 +59,9 @@ static int rg_free_id(void)
 /* Undo the allocations of a registration that failed part way. */
 static void rg_controller_free_all(struct res_controller *ctl)
 {
-	struct res_group *grp;
+	struct res_group *grp = NULL;
 
-	for (grp = &rg_root; grp; grp = rg_group_next(grp)) {
+	while ((grp = rg_group_next_post(grp))) {
 		if (grp->shares[ctl->id])
 			ctl->free_shares(grp->shares[ctl->id]);
 		grp->shares[ctl->id] = NULL;
@@ -119,7 +119,7 @@ void res_controller_unregister(struct res_controller *ctl)
 	for (grp = &rg_root; grp; grp = rg_group_next(grp))
 		rg_tasks_set_eff(grp, ctl->id, NULL);
 	/* Shares have no users now; reset (SPEC 3.3) and free them. */
-	for (grp = &rg_root; grp; grp = rg_group_next(grp))
+	for (grp = rg_group_next_post(NULL); grp; grp = rg_group_next_post(grp))
 		rg_group_drop_shares(grp, ctl, false);
 	rg_ctls[ctl->id] = NULL;
 	mutex_unlock(&rg_mutex);

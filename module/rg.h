@@ -63,6 +63,7 @@ extern struct res_controller *rg_ctls[RES_GROUP_MAX_CONTROLLERS];
 /* group.c: the tree */
 void rg_group_init_root(void);
 struct res_group *rg_group_next(struct res_group *pos);
+struct res_group *rg_group_next_post(struct res_group *pos);
 void rg_lock_two(struct res_group *a, struct res_group *b);
 void rg_unlock_two(struct res_group *a, struct res_group *b);
 int rg_group_alloc_shares(struct res_group *grp, struct res_controller *ctl,

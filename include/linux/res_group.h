@@ -79,6 +79,7 @@ enum res_group_event {
  * @alloc_shares: allocate shares for a group whose parent has @parent
  *	(NULL for the root) (required); may sleep. Return NULL on failure.
  * @free_shares: free what alloc_shares() returned (required); may sleep.
+ *	A group's shares are freed only after those of all its descendants.
  * @shares_changed: a write changed @shares (after the change); may sleep.
  * @show_stats: print statistics, each line starting with "res=NAME,".
  * @reset_stats: handle "res=NAME[,ARGS]" written to stats; @args is ""

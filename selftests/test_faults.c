@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation failures (failslab and fail_page_alloc, debug kernel): each
+ * operation is run with its 1st, 2nd, ... fault point failing, through
+ * /proc/thread-self/fail-nth, until it runs through without reaching the
+ * armed one. Every run must succeed or fail with ENOMEM; a failed run must
+ * leave the state as it was; the next operations must work. kmemleak, at
+ * the end of the guest run, finds what a failure path did not free.
+ *
+ * fail-nth fails only allocations of the arming task, so the fault lands
+ * in the syscall under test and nowhere else.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "rg_util.h"
+
+#define DEBUGFS "/sys/kernel/debug/"
+#define STATE 8192
+/* No operation here has nearly this many fault points. */
+#define MAX_POINTS 20000
+
+static const char * const knobs[][3] = {
+	/* file, value for the test, value to restore */
+	{ "failslab/ignore-gfp-wait", "0", "1" },
+	{ "failslab/verbose", "0", "2" },
+	{ "fail_page_alloc/ignore-gfp-wait", "0", "1" },
+	{ "fail_page_alloc/ignore-gfp-highmem", "0", "1" },
+	{ "fail_page_alloc/verbose", "0", "2" },
+};
+
+FIXTURE(faults) {
+	int nth;		/* /proc/thread-self/fail-nth */
+	int ko;			/* the module to load, opened */
+	pid_t sleeper;
+	char before[STATE], after[STATE];
+};
+
+/* Groups, their shares, stats and members; whether numtasks is loaded. */
+static void state(char *buf)
+{
+	static const char * const groups[] = { "", "a", "a/b" };
+	static const char * const files[] = { "shares", "stats", "members" };
+	size_t i, len;
+
+	snprintf(buf, STATE, "groups: %d %d %d, numtasks: %d\n",
+		 rg_exists(RG_ROOT), rg_exists(RG_ROOT "/a"),
+		 rg_exists(RG_ROOT "/a/b"), rg_module_loaded("numtasks"));
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		len = strlen(buf);
+		/* The root's members and stats change with kernel threads. */
+		rg_snapshot(i ? groups + 1 : groups, ARRAY_SIZE(groups) - !!i,
+			    files[i], buf + len, STATE - len);
+	}
+}
+
+static int set_knob(const char *file, const char *val)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), DEBUGFS "%s", file);
+	return rg_write(p, val);
+}
+
+FIXTURE_SETUP(faults)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		ASSERT_EQ(0, set_knob(knobs[i][0], knobs[i][1]));
+	self->nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->nth);
+	self->ko = -1;
+	rg_remove_all_groups();
+	rg_unload_all();
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_test_ctl.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,min_shares=10"));
+	self->sleeper = rg_sleeper();
+	ASSERT_LT(0, self->sleeper);
+	ASSERT_EQ(0, rg_move("a", self->sleeper));
+}
+
+FIXTURE_TEARDOWN(faults)
+{
+	size_t i;
+
+	rg_kill(self->sleeper);
+	rg_remove_all_groups();
+	rg_unload_all();
+	if (self->ko >= 0)
+		close(self->ko);
+	close(self->nth);
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		set_knob(knobs[i][0], knobs[i][2]);
+}
+
+/* Make the nth fault point of this thread fail (0: none). */
+static void arm(int fd, int n)
+{
+	char s[16];
+	int len = snprintf(s, sizeof(s), "%d", n);
+
+	if (pwrite(fd, s, len, 0) != len)
+		abort();
+}
+
+/* The fault points still to go before the armed one; 0 once it failed. */
+static int left(int fd)
+{
+	char s[16] = "";
+
+	if (pread(fd, s, sizeof(s) - 1, 0) <= 0)
+		abort();
+	return atoi(s);
+}
+
+struct op {
+	const char *name;
+	int (*run)(FIXTURE_DATA(faults) *self);	/* 0 or -errno */
+	void (*undo)(FIXTURE_DATA(faults) *self);	/* after a success */
+};
+
+/*
+ * Fail each fault point of op in turn until op runs through without
+ * reaching the armed one. The number of fault points found.
+ */
+static int inject(struct __test_metadata *_metadata,
+		  FIXTURE_DATA(faults) *self, const struct op *op)
+{
+	int n, ret, remaining, failed = 0;
+
+	for (n = 1; n < MAX_POINTS; n++) {
+		state(self->before);
+		arm(self->nth, n);
+		ret = op->run(self);
+		remaining = left(self->nth);
+		arm(self->nth, 0);
+		EXPECT_TRUE(ret == 0 || ret == -ENOMEM)
+			TH_LOG("%s, fault point %d: %s", op->name, n,
+			       strerror(-ret));
+		if (ret == 0) {
+			/* (Counters in stats may have moved: no compare.) */
+			op->undo(self);
+		} else {
+			failed++;
+			state(self->after);
+			EXPECT_STREQ(self->before, self->after)
+				TH_LOG("%s, fault point %d: state changed",
+				       op->name, n);
+		}
+		if (remaining)
+			break;
+		if (_metadata->passed == 0)
+			return n;
+	}
+	EXPECT_EQ(0, ret) TH_LOG("%s: still failing with no fault", op->name);
+	EXPECT_LT(n, MAX_POINTS);
+	TH_LOG("%s: %d fault points, %d runs failed with ENOMEM", op->name,
+	       n - 1, failed);
+	return n - 1;
+}
+
+static int do_mkdir(FIXTURE_DATA(faults) *self)
+{
+	return mkdir(RG_ROOT "/a/b", 0755) ? -errno : 0;
+}
+
+static void undo_mkdir(FIXTURE_DATA(faults) *self)
+{
+	rmdir(RG_ROOT "/a/b");
+}
+
+TEST_F_TIMEOUT(faults, mkdir_fails_cleanly_when_allocations_fail, 600)
+{
+	static const struct op op = { "mkdir", do_mkdir, undo_mkdir };
+
+	EXPECT_LT(0, inject(_metadata, self, &op));
+	/* Later operations work. */
+	ASSERT_EQ(0, rg_mkdir("a/b"));
+	ASSERT_EQ(0, rg_move("a/b", self->sleeper));
+	EXPECT_EQ(1, rg_get("a/b", "stats", "numtasks", "held"));
+	EXPECT_EQ(1, rg_get("a", "stats", "numtasks", "held"));
+}
+
+/* A module load, from the file opened before arming. */
+static int do_load(FIXTURE_DATA(faults) *self)
+{
+	return syscall(SYS_finit_module, self->ko, "", 0) ? -errno : 0;
+}
+
+static void undo_numtasks(FIXTURE_DATA(faults) *self)
+{
+	rg_rmmod("numtasks");
+}
+
+TEST_F_TIMEOUT(faults, controller_registration_fails_cleanly, 900)
+{
+	static const struct op op = {
+		"register numtasks", do_load, undo_numtasks,
+	};
+	char p[PATH_MAX];
+
+	/* Registration allocates shares for every group, at every depth. */
+	ASSERT_EQ(0, rg_mkdir("a/b"));
+	ASSERT_EQ(0, rg_rmmod("numtasks"));
+	snprintf(p, sizeof(p), "%s/module/numtasks.ko",
+		 getenv("RG_TOP") ?: "..");
+	self->ko = open(p, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->ko);
+	EXPECT_LT(0, inject(_metadata, self, &op));
+	ASSERT_EQ(0, do_load(self));
+	EXPECT_EQ(1, rg_get("a", "stats", "numtasks", "held"));
+	EXPECT_EQ(0, rg_get("a/b", "stats", "numtasks", "held"));
+}
+
+static void undo_res_groups(FIXTURE_DATA(faults) *self)
+{
+	rg_rmmod("res_groups");
+}
+
+TEST_F_TIMEOUT(faults, module_load_fails_cleanly, 900)
+{
+	static const struct op op = {
+		"load res_groups", do_load, undo_res_groups,
+	};
+	char p[PATH_MAX], buf[64];
+
+	rg_kill(self->sleeper);
+	self->sleeper = rg_sleeper();
+	rg_remove_all_groups();
+	rg_unload_all();
+	snprintf(p, sizeof(p), "%s/module/res_groups.ko",
+		 getenv("RG_TOP") ?: "..");
+	self->ko = open(p, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->ko);
+	EXPECT_LT(0, inject(_metadata, self, &op));
+	ASSERT_EQ(0, do_load(self));
+	ASSERT_LT(0, rg_read("/proc/self/res_group", buf, sizeof(buf)));
+	EXPECT_STREQ("/\n", buf);
+	ASSERT_EQ(0, rg_mkdir("a"));
+	EXPECT_EQ(0, rg_move("a", self->sleeper));
+}
+
+static int do_shares(FIXTURE_DATA(faults) *self)
+{
+	return rg_set("a", "shares", "res=numtasks,min_shares=20,max_shares=90");
+}
+
+static void undo_shares(FIXTURE_DATA(faults) *self)
+{
+	rg_set("a", "shares", "res=numtasks,min_shares=10,max_shares=-3");
+}
+
+static int do_move(FIXTURE_DATA(faults) *self)
+{
+	char s[16];
+
+	snprintf(s, sizeof(s), "%d", self->sleeper);
+	return rg_set("", "members", s);
+}
+
+static void undo_move(FIXTURE_DATA(faults) *self)
+{
+	rg_move("a", self->sleeper);
+}
+
+TEST_F_TIMEOUT(faults, shares_write_and_move_fail_cleanly, 600)
+{
+	static const struct op ops[] = {
+		{ "shares write", do_shares, undo_shares },
+		{ "move", do_move, undo_move },
+	};
+
+	EXPECT_LT(0, inject(_metadata, self, &ops[0]));
+	EXPECT_LT(0, inject(_metadata, self, &ops[1]));
+	EXPECT_EQ(0, do_shares(self));
+	EXPECT_EQ(0, do_move(self));
+}
+
+TEST_HARNESS_MAIN
