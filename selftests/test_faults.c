@@ -38,11 +38,15 @@ static const char * const knobs[][3] = {
 	{ "fail_page_alloc/verbose", "0", "2" },
 };
 
-FIXTURE(faults) {
+struct ctx {
 	int nth;		/* /proc/thread-self/fail-nth */
 	int ko;			/* the module to load, opened */
 	pid_t sleeper;
 	char before[STATE], after[STATE];
+};
+
+FIXTURE(faults) {
+	struct ctx c;
 };
 
 /* Groups, their shares, stats and members; whether numtasks is loaded. */
@@ -77,9 +81,9 @@ FIXTURE_SETUP(faults)
 
 	for (i = 0; i < ARRAY_SIZE(knobs); i++)
 		ASSERT_EQ(0, set_knob(knobs[i][0], knobs[i][1]));
-	self->nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->nth);
-	self->ko = -1;
+	self->c.nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->c.nth);
+	self->c.ko = -1;
 	rg_remove_all_groups();
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
@@ -87,21 +91,21 @@ FIXTURE_SETUP(faults)
 	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
 	ASSERT_EQ(0, rg_mkdir("a"));
 	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,min_shares=10"));
-	self->sleeper = rg_sleeper();
-	ASSERT_LT(0, self->sleeper);
-	ASSERT_EQ(0, rg_move("a", self->sleeper));
+	self->c.sleeper = rg_sleeper();
+	ASSERT_LT(0, self->c.sleeper);
+	ASSERT_EQ(0, rg_move("a", self->c.sleeper));
 }
 
 FIXTURE_TEARDOWN(faults)
 {
 	size_t i;
 
-	rg_kill(self->sleeper);
+	rg_kill(self->c.sleeper);
 	rg_remove_all_groups();
 	rg_unload_all();
-	if (self->ko >= 0)
-		close(self->ko);
-	close(self->nth);
+	if (self->c.ko >= 0)
+		close(self->c.ko);
+	close(self->c.nth);
 	for (i = 0; i < ARRAY_SIZE(knobs); i++)
 		set_knob(knobs[i][0], knobs[i][2]);
 }
@@ -128,8 +132,8 @@ static int left(int fd)
 
 struct op {
 	const char *name;
-	int (*run)(FIXTURE_DATA(faults) *self);	/* 0 or -errno */
-	void (*undo)(FIXTURE_DATA(faults) *self);	/* after a success */
+	int (*run)(struct ctx *c);	/* 0 or -errno */
+	void (*undo)(struct ctx *c);	/* after a success */
 };
 
 /*
@@ -137,26 +141,26 @@ struct op {
  * reaching the armed one. The number of fault points found.
  */
 static int inject(struct __test_metadata *_metadata,
-		  FIXTURE_DATA(faults) *self, const struct op *op)
+		  struct ctx *c, const struct op *op)
 {
 	int n, ret, remaining, failed = 0;
 
 	for (n = 1; n < MAX_POINTS; n++) {
-		state(self->before);
-		arm(self->nth, n);
-		ret = op->run(self);
-		remaining = left(self->nth);
-		arm(self->nth, 0);
+		state(c->before);
+		arm(c->nth, n);
+		ret = op->run(c);
+		remaining = left(c->nth);
+		arm(c->nth, 0);
 		EXPECT_TRUE(ret == 0 || ret == -ENOMEM)
 			TH_LOG("%s, fault point %d: %s", op->name, n,
 			       strerror(-ret));
 		if (ret == 0) {
 			/* (Counters in stats may have moved: no compare.) */
-			op->undo(self);
+			op->undo(c);
 		} else {
 			failed++;
-			state(self->after);
-			EXPECT_STREQ(self->before, self->after)
+			state(c->after);
+			EXPECT_STREQ(c->before, c->after)
 				TH_LOG("%s, fault point %d: state changed",
 				       op->name, n);
 		}
@@ -172,12 +176,12 @@ static int inject(struct __test_metadata *_metadata,
 	return n - 1;
 }
 
-static int do_mkdir(FIXTURE_DATA(faults) *self)
+static int do_mkdir(struct ctx *c)
 {
 	return mkdir(RG_ROOT "/a/b", 0755) ? -errno : 0;
 }
 
-static void undo_mkdir(FIXTURE_DATA(faults) *self)
+static void undo_mkdir(struct ctx *c)
 {
 	rmdir(RG_ROOT "/a/b");
 }
@@ -186,21 +190,21 @@ TEST_F_TIMEOUT(faults, mkdir_fails_cleanly_when_allocations_fail, 600)
 {
 	static const struct op op = { "mkdir", do_mkdir, undo_mkdir };
 
-	EXPECT_LT(0, inject(_metadata, self, &op));
+	EXPECT_LT(0, inject(_metadata, &self->c, &op));
 	/* Later operations work. */
 	ASSERT_EQ(0, rg_mkdir("a/b"));
-	ASSERT_EQ(0, rg_move("a/b", self->sleeper));
+	ASSERT_EQ(0, rg_move("a/b", self->c.sleeper));
 	EXPECT_EQ(1, rg_get("a/b", "stats", "numtasks", "held"));
 	EXPECT_EQ(1, rg_get("a", "stats", "numtasks", "held"));
 }
 
 /* A module load, from the file opened before arming. */
-static int do_load(FIXTURE_DATA(faults) *self)
+static int do_load(struct ctx *c)
 {
-	return syscall(SYS_finit_module, self->ko, "", 0) ? -errno : 0;
+	return syscall(SYS_finit_module, c->ko, "", 0) ? -errno : 0;
 }
 
-static void undo_numtasks(FIXTURE_DATA(faults) *self)
+static void undo_numtasks(struct ctx *c)
 {
 	rg_rmmod("numtasks");
 }
@@ -217,15 +221,15 @@ TEST_F_TIMEOUT(faults, controller_registration_fails_cleanly, 900)
 	ASSERT_EQ(0, rg_rmmod("numtasks"));
 	snprintf(p, sizeof(p), "%s/module/numtasks.ko",
 		 getenv("RG_TOP") ?: "..");
-	self->ko = open(p, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, self->ko);
-	EXPECT_LT(0, inject(_metadata, self, &op));
-	ASSERT_EQ(0, do_load(self));
+	self->c.ko = open(p, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->c.ko);
+	EXPECT_LT(0, inject(_metadata, &self->c, &op));
+	ASSERT_EQ(0, do_load(&self->c));
 	EXPECT_EQ(1, rg_get("a", "stats", "numtasks", "held"));
 	EXPECT_EQ(0, rg_get("a/b", "stats", "numtasks", "held"));
 }
 
-static void undo_res_groups(FIXTURE_DATA(faults) *self)
+static void undo_res_groups(struct ctx *c)
 {
 	rg_rmmod("res_groups");
 }
@@ -237,43 +241,43 @@ TEST_F_TIMEOUT(faults, module_load_fails_cleanly, 900)
 	};
 	char p[PATH_MAX], buf[64];
 
-	rg_kill(self->sleeper);
-	self->sleeper = rg_sleeper();
+	rg_kill(self->c.sleeper);
+	self->c.sleeper = rg_sleeper();
 	rg_remove_all_groups();
 	rg_unload_all();
 	snprintf(p, sizeof(p), "%s/module/res_groups.ko",
 		 getenv("RG_TOP") ?: "..");
-	self->ko = open(p, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, self->ko);
-	EXPECT_LT(0, inject(_metadata, self, &op));
-	ASSERT_EQ(0, do_load(self));
+	self->c.ko = open(p, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->c.ko);
+	EXPECT_LT(0, inject(_metadata, &self->c, &op));
+	ASSERT_EQ(0, do_load(&self->c));
 	ASSERT_LT(0, rg_read("/proc/self/res_group", buf, sizeof(buf)));
 	EXPECT_STREQ("/\n", buf);
 	ASSERT_EQ(0, rg_mkdir("a"));
-	EXPECT_EQ(0, rg_move("a", self->sleeper));
+	EXPECT_EQ(0, rg_move("a", self->c.sleeper));
 }
 
-static int do_shares(FIXTURE_DATA(faults) *self)
+static int do_shares(struct ctx *c)
 {
 	return rg_set("a", "shares", "res=numtasks,min_shares=20,max_shares=90");
 }
 
-static void undo_shares(FIXTURE_DATA(faults) *self)
+static void undo_shares(struct ctx *c)
 {
 	rg_set("a", "shares", "res=numtasks,min_shares=10,max_shares=-3");
 }
 
-static int do_move(FIXTURE_DATA(faults) *self)
+static int do_move(struct ctx *c)
 {
 	char s[16];
 
-	snprintf(s, sizeof(s), "%d", self->sleeper);
+	snprintf(s, sizeof(s), "%d", c->sleeper);
 	return rg_set("", "members", s);
 }
 
-static void undo_move(FIXTURE_DATA(faults) *self)
+static void undo_move(struct ctx *c)
 {
-	rg_move("a", self->sleeper);
+	rg_move("a", c->sleeper);
 }
 
 TEST_F_TIMEOUT(faults, shares_write_and_move_fail_cleanly, 600)
@@ -283,10 +287,10 @@ TEST_F_TIMEOUT(faults, shares_write_and_move_fail_cleanly, 600)
 		{ "move", do_move, undo_move },
 	};
 
-	EXPECT_LT(0, inject(_metadata, self, &ops[0]));
-	EXPECT_LT(0, inject(_metadata, self, &ops[1]));
-	EXPECT_EQ(0, do_shares(self));
-	EXPECT_EQ(0, do_move(self));
+	EXPECT_LT(0, inject(_metadata, &self->c, &ops[0]));
+	EXPECT_LT(0, inject(_metadata, &self->c, &ops[1]));
+	EXPECT_EQ(0, do_shares(&self->c));
+	EXPECT_EQ(0, do_move(&self->c));
 }
 
 TEST_HARNESS_MAIN

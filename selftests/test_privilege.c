@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,19 +103,22 @@ static int as_user(int cap, int (*fn)(pid_t), pid_t arg)
 	return WEXITSTATUS(status);
 }
 
-/* 0 if errno of a failed call is err, else a step number. */
-#define STEP(n, call, err) do {						\
-	if ((call) != -1 || errno != (err))				\
-		return (n);						\
-} while (0)
+/* The call failed with err. */
+static bool failed_with(int ret, int err)
+{
+	return ret == -1 && errno == err;
+}
 
 static int try_mkdir_rmdir(pid_t unused)
 {
 	char p[256];
 
-	STEP(1, mkdir(rg_path(p, sizeof(p), "x", NULL), 0755), EACCES);
-	STEP(2, mkdir(rg_path(p, sizeof(p), "a/x", NULL), 0755), EACCES);
-	STEP(3, rmdir(rg_path(p, sizeof(p), "b", NULL)), EACCES);
+	if (!failed_with(mkdir(rg_path(p, sizeof(p), "x", NULL), 0755), EACCES))
+		return 1;
+	if (!failed_with(mkdir(rg_path(p, sizeof(p), "a/x", NULL), 0755), EACCES))
+		return 2;
+	if (!failed_with(rmdir(rg_path(p, sizeof(p), "b", NULL)), EACCES))
+		return 3;
 	return 0;
 }
 
@@ -136,7 +140,8 @@ static int try_writes(pid_t unused)
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
 		for (f = 0; f < ARRAY_SIZE(files); f++) {
 			rg_path(p, sizeof(p), groups[g], files[f]);
-			STEP(1 + g * 3 + f, open(p, O_WRONLY), EACCES);
+			if (!failed_with(open(p, O_WRONLY), EACCES))
+				return 1 + g * 3 + f;
 			/* 0644: reading is for everyone. */
 			if (rg_read(p, buf, sizeof(buf)) < 0)
 				return 20 + g * 3 + f;
