@@ -4,12 +4,15 @@
 #   make          kernel (debug), modules and selftests
 #   make run      interactive guest with the modules built
 #   make check    all tests in one debug guest boot; ends "N passed, N failed"
+#   make stress   the stress run alone, STRESS_SECONDS (default 60) long
 #   make bench    benchmarks (release kernel); writes bench/results.json
 
 FLAVOR ?= debug
+STRESS_SECONDS ?= 60
 KBUILD_FLAGS = W=1
 
-.PHONY: all deps kernel modules selftests run check bench clean sparse checkpatch
+.PHONY: all deps kernel modules selftests run check stress bench clean sparse \
+	checkpatch
 
 all: modules selftests
 
@@ -30,6 +33,10 @@ run: all
 
 check: all
 	qemu/check
+
+stress: all
+	qemu/run --debug --timeout $$(($(STRESS_SECONDS) + 900)) -- \
+		sh -c 'cd selftests && STRESS_SECONDS=$(STRESS_SECONDS) ./test_stress'
 
 bench: deps
 	bench/run

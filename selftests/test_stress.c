@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stress run: for STRESS_SECONDS (default 30), on all CPUs at once,
+ * workers make and remove groups at random depths, write shares (valid
+ * and not), read and reset stats, move tasks, read /proc/<pid>/res_group,
+ * fork, clone and exit in storms (stress-ng's fork and clone stressors
+ * too, when installed), unload and reload numtasks and the test
+ * controller, and change total_numtasks. Every errno must be one the
+ * operation may give. At the end: every task is in exactly one group,
+ * every numtasks held equals the tasks of its subtree, and everything
+ * can be removed and unloaded. The debug guest adds: no splat, no leak.
+ *
+ * Plain TAP output; the operation counts are printed as comments.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rg_util.h"
+
+#define NT_KO "module/numtasks.ko"
+#define CTL_KO "selftests/modules/rg_test_ctl.ko"
+#define TOTAL "/sys/module/numtasks/parameters/total_numtasks"
+#define MAXPIDS 64
+#define MAXGROUPS 256
+#define MAX_PID (1 << 22)
+
+enum kind {
+	K_MKDIR, K_RMDIR, K_SHARES, K_STATS_READ, K_STATS_RESET, K_MOVE,
+	K_PROC, K_FORK, K_THREAD, K_RELOAD, K_TOTAL, NKINDS,
+};
+
+static const char * const kind_name[NKINDS] = {
+	"mkdir", "rmdir", "shares writes", "stats reads", "stats resets",
+	"moves", "/proc reads", "forks", "threads", "module reloads",
+	"total_numtasks writes",
+};
+
+/* Shared by all workers (MAP_SHARED), updated with atomics. */
+static struct shared {
+	int stop;
+	long ok[NKINDS], refused[NKINDS];
+	long unexpected;
+	char first_unexpected[256];
+	pid_t pids[MAXPIDS];	/* tasks the movers move around */
+	int npids;
+} *sh;
+
+static unsigned int seed;
+
+static int rnd(int n)
+{
+	return rand_r(&seed) % n;
+}
+
+static int stopping(void)
+{
+	return __atomic_load_n(&sh->stop, __ATOMIC_RELAXED);
+}
+
+/*
+ * Count the outcome of an operation: 0, an errno it may give (listed
+ * after ret, ending with 0), or an unexpected one, remembered.
+ */
+static void account(enum kind k, int ret, const char *what, ...)
+{
+	va_list ap;
+	int err;
+
+	if (ret == 0) {
+		__atomic_add_fetch(&sh->ok[k], 1, __ATOMIC_RELAXED);
+		return;
+	}
+	va_start(ap, what);
+	while ((err = va_arg(ap, int)))
+		if (-ret == err)
+			break;
+	va_end(ap);
+	if (err) {
+		__atomic_add_fetch(&sh->refused[k], 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (__atomic_fetch_add(&sh->unexpected, 1, __ATOMIC_RELAXED) == 0)
+		snprintf(sh->first_unexpected, sizeof(sh->first_unexpected),
+			 "%s %s: %s", kind_name[k], what, strerror(-ret));
+}
+
+/* A random group of the x/y tree, depth 1..5; the root or "storm" too. */
+static char *random_group(char *buf, size_t size, int with_others)
+{
+	int depth = 1 + rnd(5), i;
+	size_t len = 0;
+
+	if (with_others && rnd(8) == 0)
+		return strcpy(buf, rnd(2) ? "" : "storm");
+	buf[0] = '\0';
+	for (i = 0; i < depth && len + 3 < size; i++)
+		len += snprintf(buf + len, size - len, "%s%c", i ? "/" : "",
+				rnd(2) ? 'x' : 'y');
+	return buf;
+}
+
+static void add_pid(pid_t pid)
+{
+	int i = __atomic_fetch_add(&sh->npids, 1, __ATOMIC_RELAXED);
+
+	if (i < MAXPIDS)
+		sh->pids[i] = pid;
+}
+
+static pid_t random_pid(void)
+{
+	int n = __atomic_load_n(&sh->npids, __ATOMIC_RELAXED);
+
+	return sh->pids[rnd(n < MAXPIDS ? n : MAXPIDS)];
+}
+
+static void tree_worker(void)
+{
+	char g[64];
+
+	while (!stopping()) {
+		random_group(g, sizeof(g), 0);
+		if (rnd(2))
+			account(K_MKDIR, rg_mkdir(g), g, EEXIST, ENOENT, 0);
+		else
+			account(K_RMDIR, rg_rmdir(g), g, ENOENT, ENOTEMPTY, 0);
+	}
+}
+
+static void shares_worker(void)
+{
+	static const char * const res[] = { "numtasks", "test", "nope" };
+	static const char * const key[] = {
+		"min_shares", "max_shares", "child_shares_divisor", "bogus",
+	};
+	char g[64], s[128];
+
+	while (!stopping()) {
+		random_group(g, sizeof(g), 1);
+		snprintf(s, sizeof(s), "res=%s,%s=%d,%s=%d", res[rnd(3)],
+			 key[rnd(4)], rnd(120) - 3, key[rnd(3)], rnd(120) - 3);
+		account(K_SHARES, rg_set(g, "shares", s), s, EINVAL, ENOENT, 0);
+	}
+}
+
+static void stats_worker(void)
+{
+	char g[64], p[256], buf[4096];
+	ssize_t n;
+
+	while (!stopping()) {
+		random_group(g, sizeof(g), 1);
+		if (rnd(4)) {
+			n = rg_read(rg_path(p, sizeof(p), g, "stats"), buf,
+				    sizeof(buf));
+			account(K_STATS_READ, n < 0 ? n : 0, g, ENOENT, 0);
+		} else {
+			account(K_STATS_RESET,
+				rg_set(g, "stats", rnd(2) ? "res=numtasks" :
+				       "res=test"), g, EINVAL, ENOENT, 0);
+		}
+	}
+}
+
+/* A pid listed in a random group's members, or one of the workers. */
+static pid_t pick_task(void)
+{
+	char g[64], p[256], buf[8192], *line;
+	int n = 0;
+
+	if (rnd(2))
+		return random_pid();
+	random_group(g, sizeof(g), 0);
+	if (rg_read(rg_path(p, sizeof(p), g, "members"), buf, sizeof(buf)) <= 0)
+		return random_pid();
+	for (line = buf; *line; line++)
+		n += *line == '\n';
+	n = rnd(n);
+	for (line = buf; n; line++)
+		n -= *line == '\n';
+	return atoi(line);
+}
+
+static void move_worker(void)
+{
+	char g[64], s[16];
+
+	while (!stopping()) {
+		snprintf(s, sizeof(s), "%d", pick_task());
+		random_group(g, sizeof(g), 1);
+		account(K_MOVE, rg_set(g, "members", s), g, ESRCH, ENOENT, 0);
+	}
+}
+
+static void proc_worker(void)
+{
+	char p[64], buf[256];
+	pid_t pid;
+	ssize_t n;
+
+	while (!stopping()) {
+		pid = rnd(4) ? random_pid() : 1 + rnd(200);
+		if (rnd(2))
+			snprintf(p, sizeof(p), "/proc/%d/res_group", pid);
+		else
+			snprintf(p, sizeof(p), "/proc/%d/task/%d/res_group",
+				 pid, pid);
+		n = rg_read(p, buf, sizeof(buf));
+		account(K_PROC, n < 0 ? n : 0, p, ENOENT, ESRCH, 0);
+	}
+}
+
+static void *nothing(void *arg)
+{
+	return NULL;
+}
+
+/* Fork children that start a thread or not, and exit. */
+static void fork_worker(void)
+{
+	pthread_t t;
+	pid_t pid;
+
+	while (!stopping()) {
+		pid = fork();
+		if (pid == 0) {
+			if (rnd(2) && pthread_create(&t, NULL, nothing, NULL) == 0)
+				pthread_join(t, NULL);
+			_exit(0);
+		}
+		account(K_FORK, pid < 0 ? -errno : 0, "fork", EAGAIN, 0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+}
+
+static void thread_worker(void)
+{
+	pthread_t t;
+	int ret;
+
+	while (!stopping()) {
+		ret = pthread_create(&t, NULL, nothing, NULL);
+		account(K_THREAD, -ret, "pthread_create", EAGAIN, 0);
+		if (!ret)
+			pthread_join(t, NULL);
+	}
+}
+
+static void reload(const char *name, const char *ko)
+{
+	account(K_RELOAD, rg_rmmod(name), name, EWOULDBLOCK, 0);
+	usleep(1000 * rnd(50));
+	account(K_RELOAD, rg_insmod(ko, NULL), ko, EEXIST, 0);
+}
+
+static void module_worker(void)
+{
+	char s[16];
+
+	while (!stopping()) {
+		if (rnd(2))
+			reload("numtasks", NT_KO);
+		else
+			reload("rg_test_ctl", CTL_KO);
+		/* Valid, or (1) always below the tasks counted. */
+		snprintf(s, sizeof(s), "%d", rnd(4) ? 5000 + rnd(100000) : 1);
+		account(K_TOTAL, rg_write(TOTAL, s), s, EINVAL, ENOENT, 0);
+		usleep(1000 * rnd(100));
+	}
+}
+
+/* Start a worker in its own process; it moves to group unless NULL. */
+static pid_t start(void (*fn)(void), const char *group)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		seed = getpid();
+		if (group && rg_move(group, getpid()))
+			_exit(1);
+		fn();
+		_exit(0);
+	}
+	if (pid > 0)
+		add_pid(pid);
+	return pid;
+}
+
+/* stress-ng's fork and clone stressors in group storm, if installed. */
+static pid_t start_stress_ng(int seconds)
+{
+	char t[32];
+	pid_t pid;
+
+	if (access("/usr/bin/stress-ng", X_OK))
+		return 0;
+	snprintf(t, sizeof(t), "%ds", seconds);
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		if (rg_move("storm", getpid()) || chdir("/tmp"))
+			_exit(1);
+		execl("/usr/bin/stress-ng", "stress-ng", "--fork", "1",
+		      "--clone", "1", "--timeout", t, "--temp-path", "/tmp",
+		      "--metrics-brief", (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0) {
+		setpgid(pid, pid);
+		add_pid(pid);
+	}
+	return pid;
+}
+
+/* Group paths found by the walk, and how many tasks each lists. */
+static struct {
+	char path[MAXGROUPS][64];
+	int tasks[MAXGROUPS];
+	int n;
+} groups;
+static unsigned char *seen;	/* per pid: lists it appears in */
+
+static int visit(const char *path, const struct stat *st, int type,
+		 struct FTW *ftw)
+{
+	char p[PATH_MAX], *buf, *line, *end;
+	int i = groups.n;
+
+	if (type != FTW_D || i == MAXGROUPS)
+		return 0;
+	buf = malloc(1 << 20);
+	if (!buf)
+		return 1;
+	snprintf(groups.path[i], sizeof(groups.path[i]), "%s",
+		 path + strlen(RG_ROOT) + (path[strlen(RG_ROOT)] == '/'));
+	groups.tasks[i] = 0;
+	snprintf(p, sizeof(p), "%s/members", path);
+	if (rg_read(p, buf, 1 << 20) >= 0) {
+		for (line = buf; *line; line = end + 1) {
+			end = strchr(line, '\n');
+			if (!end)
+				break;
+			if (seen[atoi(line) % MAX_PID] < 255)
+				seen[atoi(line) % MAX_PID]++;
+			groups.tasks[i]++;
+		}
+	}
+	groups.n++;
+	free(buf);
+	return 0;
+}
+
+/* Every task of the system is in exactly one group; 0 or why not. */
+static const char *check_accounting(char *why, size_t size)
+{
+	char p[64];
+	struct dirent *d, *t;
+	DIR *proc, *task;
+	pid_t pid, tid;
+
+	memset(seen, 0, MAX_PID);
+	groups.n = 0;
+	nftw(RG_ROOT, visit, 16, FTW_PHYS);
+	proc = opendir("/proc");
+	if (!proc)
+		return "no /proc";
+	why[0] = '\0';
+	while ((d = readdir(proc)) && !why[0]) {
+		pid = atoi(d->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/task", pid);
+		task = opendir(p);
+		if (!task)
+			continue;
+		while ((t = readdir(task)) && !why[0]) {
+			tid = atoi(t->d_name);
+			if (tid > 0 && seen[tid] != 1)
+				snprintf(why, size, "task %d is in %d groups",
+					 tid, seen[tid]);
+		}
+		closedir(task);
+	}
+	closedir(proc);
+	return why[0] ? why : NULL;
+}
+
+/* held of each group is the number of tasks of its subtree. */
+static const char *check_held(char *why, size_t size)
+{
+	long held, want;
+	size_t plen;
+	int i, j;
+
+	for (i = 0; i < groups.n; i++) {
+		plen = strlen(groups.path[i]);
+		want = 0;
+		for (j = 0; j < groups.n; j++)
+			if (!plen || !strcmp(groups.path[j], groups.path[i]) ||
+			    (!strncmp(groups.path[j], groups.path[i], plen) &&
+			     groups.path[j][plen] == '/'))
+				want += groups.tasks[j];
+		held = rg_get(groups.path[i], "stats", "numtasks", "held");
+		if (held != want) {
+			snprintf(why, size, "group '%s' held %ld, %ld tasks",
+				 groups.path[i], held, want);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+static int nr_test, nr_failed;
+
+static void tap(int ok, const char *name, const char *why)
+{
+	nr_failed += !ok;
+	printf("%sok %d stress.%s\n", ok ? "" : "not ", ++nr_test, name);
+	if (!ok && why)
+		printf("# %s\n", why);
+	fflush(stdout);
+}
+
+int main(void)
+{
+	static void (* const workers[])(void) = {
+		tree_worker, tree_worker, shares_worker, stats_worker,
+		move_worker, move_worker, proc_worker, module_worker,
+	};
+	const char *secs = getenv("STRESS_SECONDS");
+	int seconds = secs ? atoi(secs) : 30, i, tries;
+	char why[256] = "", *bad = NULL;
+	pid_t ng;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n1..4\n");
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	seen = malloc(MAX_PID);
+	if (sh == MAP_FAILED || !seen || seconds <= 0)
+		return 1;
+	/* Orphans of the storms come here to be reaped, not to init. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	rg_remove_all_groups();
+	rg_unload_all();
+	if (rg_insmod("module/res_groups.ko", NULL) || rg_insmod(NT_KO, NULL) ||
+	    rg_insmod(CTL_KO, NULL) || rg_mkdir("storm")) {
+		printf("Bail out! cannot load the modules\n");
+		return 1;
+	}
+	printf("# %d seconds, %zu workers and stress-ng if installed\n",
+	       seconds, ARRAY_SIZE(workers) + 3);
+	seed = getpid();
+	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
+		start(workers[i], NULL);
+	start(fork_worker, "storm");
+	start(fork_worker, "storm");
+	start(thread_worker, "storm");
+	ng = start_stress_ng(seconds);
+	sleep(seconds);
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	if (ng > 0) {
+		kill(-ng, SIGINT);
+		for (i = 0; i < 100 && waitpid(ng, NULL, WNOHANG) == 0; i++)
+			usleep(100000);
+		kill(-ng, SIGKILL);
+	}
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	for (i = 0; i < NKINDS; i++)
+		printf("# %-22s %8ld done, %8ld refused as expected\n",
+		       kind_name[i], sh->ok[i], sh->refused[i]);
+	tap(sh->unexpected == 0, "no_unexpected_errno", sh->first_unexpected);
+
+	/* Counted incrementally since its last load: leave it loaded. */
+	if (!rg_module_loaded("numtasks"))
+		rg_insmod(NT_KO, NULL);
+	/* Kernel threads come and go: a lost task stays lost, retry. */
+	for (tries = 0; tries < 10; tries++) {
+		bad = (char *)check_accounting(why, sizeof(why));
+		if (!bad)
+			break;
+		usleep(200000);
+	}
+	tap(!bad, "every_task_in_exactly_one_group", why);
+	for (tries = 0; tries < 10; tries++) {
+		check_accounting(why, sizeof(why));
+		bad = (char *)check_held(why, sizeof(why));
+		if (!bad)
+			break;
+		usleep(200000);
+	}
+	printf("# %d groups at the end\n", groups.n);
+	tap(!bad, "held_matches_tasks_in_subtree", why);
+	rg_remove_all_groups();
+	rg_unload_all();
+	tap(!rg_exists(RG_ROOT) && !rg_module_loaded("res_groups") &&
+	    !rg_module_loaded("numtasks"), "groups_removed_and_modules_unloaded",
+	    "a group or a module is left");
+	return nr_failed ? 1 : 0;
+}
