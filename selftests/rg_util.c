@@ -27,13 +27,19 @@ static const char *rg_top(void)
 	return top ? top : "..";
 }
 
-int rg_insmod(const char *path, const char *params)
+int rg_open_module(const char *path)
 {
 	char full[PATH_MAX];
-	int fd, ret;
 
 	snprintf(full, sizeof(full), "%s/%s", rg_top(), path);
-	fd = open(full, O_RDONLY | O_CLOEXEC);
+	return open(full, O_RDONLY | O_CLOEXEC);
+}
+
+int rg_insmod(const char *path, const char *params)
+{
+	int fd, ret;
+
+	fd = rg_open_module(path);
 	if (fd < 0)
 		return -errno;
 	ret = syscall(SYS_finit_module, fd, params ? params : "", 0);

@@ -16,6 +16,8 @@
 
 #define RG_ROOT "/sys/kernel/config/res_groups"
 
+/* Open REPO/<path> for finit_module(); an fd or -1 (errno set). */
+int rg_open_module(const char *path);
 /* Load REPO/<path> with params; 0 or -errno. */
 int rg_insmod(const char *path, const char *params);
 /* Unload a module by name; 0 or -errno. */

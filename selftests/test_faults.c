@@ -214,14 +214,10 @@ TEST_F_TIMEOUT(faults, controller_registration_fails_cleanly, 900)
 	static const struct op op = {
 		"register numtasks", do_load, undo_numtasks,
 	};
-	char p[PATH_MAX];
-
 	/* Registration allocates shares for every group, at every depth. */
 	ASSERT_EQ(0, rg_mkdir("a/b"));
 	ASSERT_EQ(0, rg_rmmod("numtasks"));
-	snprintf(p, sizeof(p), "%s/module/numtasks.ko",
-		 getenv("RG_TOP") ?: "..");
-	self->c.ko = open(p, O_RDONLY | O_CLOEXEC);
+	self->c.ko = rg_open_module("module/numtasks.ko");
 	ASSERT_LE(0, self->c.ko);
 	EXPECT_LT(0, inject(_metadata, &self->c, &op));
 	ASSERT_EQ(0, do_load(&self->c));
@@ -239,15 +235,13 @@ TEST_F_TIMEOUT(faults, module_load_fails_cleanly, 900)
 	static const struct op op = {
 		"load res_groups", do_load, undo_res_groups,
 	};
-	char p[PATH_MAX], buf[64];
+	char buf[64];
 
 	rg_kill(self->c.sleeper);
 	self->c.sleeper = rg_sleeper();
 	rg_remove_all_groups();
 	rg_unload_all();
-	snprintf(p, sizeof(p), "%s/module/res_groups.ko",
-		 getenv("RG_TOP") ?: "..");
-	self->c.ko = open(p, O_RDONLY | O_CLOEXEC);
+	self->c.ko = rg_open_module("module/res_groups.ko");
 	ASSERT_LE(0, self->c.ko);
 	EXPECT_LT(0, inject(_metadata, &self->c, &op));
 	ASSERT_EQ(0, do_load(&self->c));
