@@ -6,12 +6,13 @@
 #   make check    all tests in one debug guest boot; ends "N passed, N failed"
 #   make stress   the stress run alone, STRESS_SECONDS (default 60) long
 #   make bench    benchmarks (release kernel); writes bench/results.json
+#   make profile  perf profiles of fork with and without the modules
 
 FLAVOR ?= debug
 STRESS_SECONDS ?= 60
 KBUILD_FLAGS = W=1
 
-.PHONY: all deps kernel modules selftests run check stress bench clean sparse \
+.PHONY: all deps kernel modules selftests run check stress bench profile clean sparse \
 	checkpatch
 
 all: modules selftests
@@ -40,6 +41,9 @@ stress: all
 
 bench: deps
 	bench/run
+
+profile: deps
+	bench/run --profile
 
 sparse: kernel
 	$(MAKE) -C "$$(qemu/build-kernel $(FLAVOR))" M=$(CURDIR) C=2 $(KBUILD_FLAGS) modules

@@ -7,53 +7,9 @@
 #   ROUNDS, ITERS, CONFIGS (default "A B C D"), TESTS (default
 #   "fork thread fork2")
 set -u
-RG=/sys/kernel/config/res_groups
-CG=/sys/fs/cgroup
+. "$(dirname "$0")/setup.sh"
 ROUNDS=${ROUNDS:-5}
 ITERS=${ITERS:-20000}
-DEEP=d1/d2/d3/d4/d5
-
-unload() {
-	for m in numtasks res_groups; do
-		[ -e /sys/module/$m ] && rmmod $m
-	done
-	return 0
-}
-
-rg_deep() {	# nested groups to depth 5, a limit at every level
-	local p=$RG d
-	for d in ${DEEP//\// }; do
-		p=$p/$d
-		mkdir $p
-		echo res=numtasks,max_shares=90 > $p/shares
-	done
-}
-
-rg_undeep() {
-	local p=$RG/$DEEP
-	while [ "$p" != $RG ]; do
-		rmdir $p
-		p=${p%/*}
-	done
-}
-
-cg_deep() {	# nested cgroups to depth 5, pids.max at every level
-	local p=$CG d
-	for d in ${DEEP//\// }; do
-		echo +pids > $p/cgroup.subtree_control
-		p=$p/$d
-		mkdir $p
-		echo 100000 > $p/pids.max
-	done
-}
-
-cg_undeep() {
-	local p=$CG/$DEEP
-	while [ "$p" != $CG ]; do
-		rmdir $p
-		p=${p%/*}
-	done
-}
 
 # run CONFIG TEST ROUND: one measurement, in the configuration's place.
 # fork2 does ITERS/4 forks in each of two forkers (TCG is slow).
@@ -66,23 +22,6 @@ run() {
 	esac
 	v=$(sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec $BIN $2 $n")
 	echo "RESULT $2 $1 $3 $v"
-}
-
-setup() {
-	case $1 in
-	A) unload ;;
-	B) unload; insmod $MODDIR/res_groups.ko ;;
-	C) unload; insmod $MODDIR/res_groups.ko; insmod $MODDIR/numtasks.ko; rg_deep ;;
-	D) unload; cg_deep ;;
-	esac
-}
-
-teardown() {
-	case $1 in
-	C) rg_undeep; unload ;;
-	D) cg_undeep ;;
-	*) unload ;;
-	esac
 }
 
 echo 100000 > /proc/sys/kernel/threads-max

@@ -1,0 +1,68 @@
+# Sourced by bench/guest.sh and bench/profile.sh, in the release guest:
+# the configurations. A: hooks, no module; B: res_groups.ko, task in the
+# root; C: + numtasks.ko, task at depth 5 with a limit at every level;
+# D: cgroup v2, task at depth 5 with pids.max at every level.
+#   MODDIR  where res_groups.ko and numtasks.ko (release builds) are
+RG=/sys/kernel/config/res_groups
+CG=/sys/fs/cgroup
+DEEP=d1/d2/d3/d4/d5
+
+unload() {
+	for m in numtasks res_groups; do
+		[ -e /sys/module/$m ] && rmmod $m
+	done
+	return 0
+}
+
+rg_deep() {	# nested groups to depth 5, a limit at every level
+	local p=$RG d
+	for d in ${DEEP//\// }; do
+		p=$p/$d
+		mkdir $p
+		echo res=numtasks,max_shares=90 > $p/shares
+	done
+}
+
+rg_undeep() {
+	local p=$RG/$DEEP
+	while [ "$p" != $RG ]; do
+		rmdir $p
+		p=${p%/*}
+	done
+}
+
+cg_deep() {	# nested cgroups to depth 5, pids.max at every level
+	local p=$CG d
+	for d in ${DEEP//\// }; do
+		echo +pids > $p/cgroup.subtree_control
+		p=$p/$d
+		mkdir $p
+		echo 100000 > $p/pids.max
+	done
+}
+
+cg_undeep() {
+	local p=$CG/$DEEP
+	while [ "$p" != $CG ]; do
+		rmdir $p
+		p=${p%/*}
+	done
+}
+
+setup() {
+	case $1 in
+	A) unload ;;
+	B) unload; insmod $MODDIR/res_groups.ko ;;
+	C) unload; insmod $MODDIR/res_groups.ko; insmod $MODDIR/numtasks.ko; rg_deep ;;
+	D) unload; cg_deep ;;
+	esac
+}
+
+teardown() {
+	case $1 in
+	C) rg_undeep; unload ;;
+	D) cg_undeep ;;
+	*) unload ;;
+	esac
+}
+
