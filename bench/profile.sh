@@ -12,11 +12,15 @@ ITERS=${ITERS:-20000}
 N=$((ITERS / 4))
 data=${TMPDIR:-/tmp}/perf.data
 
-# ours FILE: percentage of samples in our code (modules and the hooks).
+# ours FILE: the percentage of the busy (not idle) samples that are in
+# our code: the modules and the hooks (__res_group_*) in the kernel.
 ours() {
 	perf report -i "$1" --stdio --no-children --sort dso,sym 2>/dev/null |
-		awk '/\[res_groups\]|\[numtasks\]|res_group/ { sub("%", "", $1); s += $1 }
-		     END { printf "%.2f", s }'
+		awk '/^#/ || NF < 4 { next }
+		     { p = $1; sub("%", "", p) }
+		     /idle|safe_halt/ { idle += p; next }
+		     /\[res_groups\]|\[numtasks\]|res_group/ { s += p }
+		     END { printf "%.2f", idle < 100 ? 100 * s / (100 - idle) : 0 }'
 }
 
 for c in A C; do
@@ -27,7 +31,7 @@ for c in A C; do
 		perf record -q -a -e cpu-clock -F 4000 -o "$data" -- \
 			sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec $BIN $t $N" \
 			> /dev/null 2>&1
-		echo "== $c $t: $(ours "$data")% of all samples in res_groups/numtasks code"
+		echo "== $c $t: $(ours "$data")% of the busy samples in res_groups, numtasks and the hooks"
 		perf report -i "$data" --stdio --no-children --sort dso,sym \
 			--percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25
 		perf report -i "$data" --stdio --no-children --sort dso,sym 2>/dev/null |

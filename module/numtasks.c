@@ -110,11 +110,21 @@ static long long nt_part(long long parent_amount, int numerator,
 	return div > 0 ? parent_amount * numerator / div : 0;
 }
 
+/* abs_max and abs_min of @g from its parent's @pmax and @pmin (SPEC 7). */
+static void nt_abs_from(struct nt_group *g, long long pmax, long long pmin,
+			long long *amax, long long *amin)
+{
+	int max = READ_ONCE(g->shares.max_shares);
+	int min = READ_ONCE(g->shares.min_shares);
+
+	*amax = max >= 0 ? nt_part(pmax, max, g->parent) : pmax;
+	*amin = min >= 0 ? nt_part(pmin, min, g->parent) : 0;
+}
+
 /* The absolute limit (abs_max) and guarantee (abs_min) of @g. */
 static void nt_abs(struct nt_group *g, long long *amax, long long *amin)
 {
 	long long pmax, pmin;
-	int max, min;
 
 	if (!g->parent) {
 		*amax = READ_ONCE(total_numtasks);
@@ -122,10 +132,7 @@ static void nt_abs(struct nt_group *g, long long *amax, long long *amin)
 		return;
 	}
 	nt_abs(g->parent, &pmax, &pmin);
-	max = READ_ONCE(g->shares.max_shares);
-	min = READ_ONCE(g->shares.min_shares);
-	*amax = max >= 0 ? nt_part(pmax, max, g->parent) : pmax;
-	*amin = min >= 0 ? nt_part(pmin, min, g->parent) : 0;
+	nt_abs_from(g, pmax, pmin, amax, amin);
 }
 
 /* Effective use of @g, whose guarantee is @amin: own + reserved children. */
@@ -157,20 +164,31 @@ static void nt_count(struct nt_group *g, int delta)
 /*
  * Would one more task in @g0 keep every level within its limit? A level
  * above a child C gains effective use only if C's held already covers
- * C's guarantee; otherwise the task uses C's reserved part.
+ * C's guarantee; otherwise the task uses C's reserved part. The fork
+ * path: limits and guarantees are worked out once, from the root down,
+ * so the walk is O(depth) and not O(depth^2).
  */
 static bool nt_fits(struct nt_group *g0)
 {
-	long long amax, amin, child_min = 0;
-	struct nt_group *g, *child = NULL;
+	struct nt_group *path[RES_GROUP_MAX_DEPTH + 1], *g;
+	long long amax[RES_GROUP_MAX_DEPTH + 1], amin[RES_GROUP_MAX_DEPTH + 1];
+	int n = 0, i;
 
-	for (g = g0; g; child = g, g = g->parent) {
-		nt_abs(g, &amax, &amin);
-		if ((!child || child->held >= child_min) &&
-		    nt_eff(g, amin) + 1 > amax)
+	for (g = g0; g; g = g->parent) {
+		/* The framework gives shares down to ctl->depth only. */
+		if (WARN_ON_ONCE(n == ARRAY_SIZE(path)))
 			return false;
-		child_min = amin;
+		path[n++] = g;
 	}
+	amax[n - 1] = READ_ONCE(total_numtasks);
+	amin[n - 1] = amax[n - 1];
+	for (i = n - 2; i >= 0; i--)
+		nt_abs_from(path[i], amax[i + 1], amin[i + 1], &amax[i],
+			    &amin[i]);
+	for (i = 0; i < n; i++)
+		if ((!i || path[i - 1]->held >= amin[i - 1]) &&
+		    nt_eff(path[i], amin[i]) + 1 > amax[i])
+			return false;
 	return true;
 }
 

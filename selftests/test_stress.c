@@ -36,7 +36,7 @@
 #define TOTAL "/sys/module/numtasks/parameters/total_numtasks"
 #define MAXPIDS 64
 #define MAXGROUPS 256
-#define MAX_PID (1 << 22)
+#define MAX_PID 4194304	/* PID_MAX_LIMIT */
 
 enum kind {
 	K_MKDIR, K_RMDIR, K_SHARES, K_STATS_READ, K_STATS_RESET, K_MOVE,
