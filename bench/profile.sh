@@ -4,7 +4,7 @@
 # in configuration A (no module) and C (numtasks, depth-5 group with a
 # limit at every level), with one forker and with two. Prints the top
 # kernel symbols and, per case, the share of samples in res_groups and
-# numtasks code and in the hooks.
+# numtasks code and in the hooks (also as a RESULT line for report.py).
 #   MODDIR, BIN, ITERS as for bench/guest.sh
 set -u
 . "$(dirname "$0")/setup.sh"
@@ -31,7 +31,9 @@ for c in A C; do
 		perf record -q -a -e cpu-clock -F 4000 -o "$data" -- \
 			sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec $BIN $t $N" \
 			> /dev/null 2>&1
-		echo "== $c $t: $(ours "$data")% of the busy samples in res_groups, numtasks and the hooks"
+		pct=$(ours "$data")
+		echo "== $c $t: $pct% of the busy samples in res_groups, numtasks and the hooks"
+		echo "RESULT profile_$t $c 1 $pct"
 		perf report -i "$data" --stdio --no-children --sort dso,sym \
 			--percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25
 		perf report -i "$data" --stdio --no-children --sort dso,sym 2>/dev/null |
