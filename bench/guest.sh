@@ -61,18 +61,26 @@ park() {
 	PARKED="$PARKED $!"
 }
 
-for n in 1000 10000; do
-	PARKED=
-	park $n $RG/m1/members
-	park $n $CG/m1/cgroup.procs
-	echo "RESULT lines$n rg 1 $(wc -l < $RG/m1/members)"
-	echo "RESULT lines$n cg 1 $(wc -l < $CG/m1/cgroup.threads)"
-	for r in $(seq "$ROUNDS"); do
-		echo "RESULT read$n rg $r $($BIN read 20 $RG/m1/members)"
-		echo "RESULT read$n cg $r $($BIN read 20 $CG/m1/cgroup.threads)"
-	done
-	kill -9 $PARKED
-	wait 2>/dev/null
+# 1k threads in m1, 10k in m2, both parked for the whole run, so that the
+# reads of the two sizes interleave round by round.
+PARKED=
+for g in "1000 m1" "10000 m2"; do
+	set -- $g
+	park $1 $RG/$2/members
+	park $1 $CG/$2/cgroup.procs
+	echo "RESULT lines$1 rg 1 $(wc -l < $RG/$2/members)"
+	echo "RESULT lines$1 cg 1 $(wc -l < $CG/$2/cgroup.threads)"
 done
+for r in $(seq "$ROUNDS"); do
+	for g in "1000 m1" "10000 m2"; do
+		set -- $g
+		# About as long for both sizes: a 1k read alone is lost in noise.
+		reads=$((200000 / $1))
+		echo "RESULT read$1 rg $r $($BIN read $reads $RG/$2/members)"
+		echo "RESULT read$1 cg $r $($BIN read $reads $CG/$2/cgroup.threads)"
+	done
+done
+kill -9 $PARKED
+wait 2>/dev/null
 rmdir $RG/m1 $RG/m2 $CG/m1 $CG/m2
 rmmod res_groups
