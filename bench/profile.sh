@@ -25,7 +25,7 @@ ours() {
 
 for c in A C; do
 	setup $c
-	for t in fork fork2; do
+	for t in fork fork2 thread; do
 		where=
 		[ $c = C ] && where=$RG/$DEEP/members
 		perf record -q -a -e cpu-clock -F 4000 -o "$data" -- \
