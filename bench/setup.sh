@@ -23,9 +23,9 @@ rg_deep() {	# nested groups to depth 5, a limit at every level
 	done
 }
 
-rg_undeep() {
-	local p=$RG/$DEEP
-	while [ "$p" != $RG ]; do
+undeep() {	# undeep ROOT: remove ROOT/$DEEP, deepest first
+	local p=$1/$DEEP
+	while [ "$p" != "$1" ]; do
 		rmdir $p
 		p=${p%/*}
 	done
@@ -41,14 +41,6 @@ cg_deep() {	# nested cgroups to depth 5, pids.max at every level
 	done
 }
 
-cg_undeep() {
-	local p=$CG/$DEEP
-	while [ "$p" != $CG ]; do
-		rmdir $p
-		p=${p%/*}
-	done
-}
-
 setup() {
 	case $1 in
 	A) unload ;;
@@ -60,8 +52,8 @@ setup() {
 
 teardown() {
 	case $1 in
-	C) rg_undeep; unload ;;
-	D) cg_undeep ;;
+	C) undeep $RG; unload ;;
+	D) undeep $CG ;;
 	*) unload ;;
 	esac
 }

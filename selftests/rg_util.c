@@ -208,6 +208,27 @@ long rg_get(const char *group, const char *file, const char *res,
 	return LONG_MIN;
 }
 
+void rg_snapshot_all(const char * const *groups, size_t n, char *buf,
+		     size_t size)
+{
+	static const char * const files[] = { "shares", "stats", "members" };
+	size_t i, len;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		len = strlen(buf);
+		rg_snapshot(groups, n, files[i], buf + len, size - len);
+	}
+}
+
+int rg_count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
 int rg_set(const char *group, const char *file, const char *str)
 {
 	char p[PATH_MAX];

@@ -61,6 +61,14 @@ long rg_get(const char *group, const char *file, const char *res,
  */
 void rg_snapshot(const char * const *groups, size_t n, const char *file,
 		 char *buf, size_t size);
+/*
+ * shares, stats and members of each of n groups (file by file), appended
+ * to what buf already holds: the whole state a refused write must leave.
+ */
+void rg_snapshot_all(const char * const *groups, size_t n, char *buf,
+		     size_t size);
+/* The number of lines (newlines) in s. */
+int rg_count_lines(const char *s);
 /* Write str to the group's file; 0 or -errno. */
 int rg_set(const char *group, const char *file, const char *str);
 

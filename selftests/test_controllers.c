@@ -191,11 +191,11 @@ static long sum(const char *key)
 static long count_lines(const char *group)
 {
 	char p[256], *buf = malloc(1 << 20);
-	long n = 0, i, len;
+	long n = 0;
 
-	len = rg_read(rg_path(p, sizeof(p), group, "members"), buf, 1 << 20);
-	for (i = 0; i < len; i++)
-		n += buf[i] == '\n';
+	if (buf && rg_read(rg_path(p, sizeof(p), group, "members"), buf,
+			   1 << 20) >= 0)
+		n = rg_count_lines(buf);
 	free(buf);
 	return n;
 }

@@ -52,19 +52,17 @@ FIXTURE(faults) {
 /* Groups, their shares, stats and members; whether numtasks is loaded. */
 static void state(char *buf)
 {
-	static const char * const groups[] = { "", "a", "a/b" };
-	static const char * const files[] = { "shares", "stats", "members" };
-	size_t i, len;
+	static const char * const groups[] = { "a", "a/b" };
+	size_t len;
 
 	snprintf(buf, STATE, "groups: %d %d %d, numtasks: %d\n",
 		 rg_exists(RG_ROOT), rg_exists(RG_ROOT "/a"),
 		 rg_exists(RG_ROOT "/a/b"), rg_module_loaded("numtasks"));
-	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		len = strlen(buf);
-		/* The root's members and stats change with kernel threads. */
-		rg_snapshot(i ? groups + 1 : groups, ARRAY_SIZE(groups) - !!i,
-			    files[i], buf + len, STATE - len);
-	}
+	/* The root's members and stats change with kernel threads. */
+	len = strlen(buf);
+	rg_snapshot((const char * const []){ "" }, 1, "shares", buf + len,
+		    STATE - len);
+	rg_snapshot_all(groups, ARRAY_SIZE(groups), buf, STATE);
 }
 
 static int set_knob(const char *file, const char *val)

@@ -43,18 +43,13 @@ FIXTURE(corpus) {
 static void state(char *buf)
 {
 	static const char * const groups[] = { "a", "a/b", "b" };
-	static const char * const files[] = { "shares", "stats", "members" };
 	static const char * const params[] = {
 		"total_numtasks", "forkrate", "forkrate_interval",
 	};
 	size_t i, len;
 
 	rg_snapshot((const char * const []){ "" }, 1, "shares", buf, STATE);
-	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		len = strlen(buf);
-		rg_snapshot(groups, ARRAY_SIZE(groups), files[i], buf + len,
-			    STATE - len);
-	}
+	rg_snapshot_all(groups, ARRAY_SIZE(groups), buf, STATE);
 	for (i = 0; i < ARRAY_SIZE(params); i++) {
 		char p[128];
 

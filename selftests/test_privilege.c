@@ -36,15 +36,9 @@ FIXTURE(priv) {
 static void state(char *buf)
 {
 	static const char * const groups[] = { "a", "b" };
-	size_t len;
 
-	rg_snapshot(groups, ARRAY_SIZE(groups), "shares", buf, SNAP);
-	len = strlen(buf);
-	rg_snapshot(groups, ARRAY_SIZE(groups), "stats", buf + len,
-		    SNAP - len);
-	len = strlen(buf);
-	rg_snapshot(groups, ARRAY_SIZE(groups), "members", buf + len,
-		    SNAP - len);
+	buf[0] = '\0';
+	rg_snapshot_all(groups, ARRAY_SIZE(groups), buf, SNAP);
 }
 
 FIXTURE_SETUP(priv)
@@ -243,15 +237,6 @@ static int ns_init(int wfd, pid_t outside)
 		pause();
 }
 
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 TEST_F(priv, pid_namespace_sees_and_moves_by_its_own_pids)
 {
 	char buf[256], line[32];
@@ -268,7 +253,7 @@ TEST_F(priv, pid_namespace_sees_and_moves_by_its_own_pids)
 	EXPECT_EQ(0, step);
 	/* Outside, the same group lists all three by their pids here. */
 	ASSERT_LT(0, rg_read(RG_ROOT "/a/members", buf, sizeof(buf)));
-	EXPECT_EQ(3, count_lines(buf)) TH_LOG("%s", buf);
+	EXPECT_EQ(3, rg_count_lines(buf)) TH_LOG("%s", buf);
 	snprintf(line, sizeof(line), "%d\n", init);
 	EXPECT_NE(NULL, strstr(buf, line));
 	EXPECT_TRUE(rg_is_member("a", self->root_task));

@@ -180,16 +180,14 @@ static void stats_worker(void)
 static pid_t pick_task(void)
 {
 	char g[64], p[256], buf[8192], *line;
-	int n = 0;
+	int n;
 
 	if (rnd(2))
 		return random_pid();
 	random_group(g, sizeof(g), 0);
 	if (rg_read(rg_path(p, sizeof(p), g, "members"), buf, sizeof(buf)) <= 0)
 		return random_pid();
-	for (line = buf; *line; line++)
-		n += *line == '\n';
-	n = rnd(n);
+	n = rnd(rg_count_lines(buf));
 	for (line = buf; n; line++)
 		n -= *line == '\n';
 	return atoi(line);
