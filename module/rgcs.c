@@ -28,14 +28,20 @@ static struct res_group *to_rg(struct config_item *item)
 }
 
 /*
- * A string written to a file: NUL-free, one trailing newline allowed.
- * configfs hands a store at most PAGE_SIZE - 1 bytes and drops the rest
- * of a longer write; no valid input is that long, so refuse it rather
- * than act on a cut-off prefix.
+ * configfs' SIMPLE_ATTR_SIZE, whatever the page size: a show() may return
+ * at most this much, and a store() is given at most this much less one
+ * (the rest of a longer write is dropped).
+ */
+#define RGCS_ATTR_SIZE	4096
+
+/*
+ * A string written to a file: NUL-free, one trailing newline allowed. No
+ * valid input is RGCS_ATTR_SIZE - 1 bytes long, so refuse that rather
+ * than act on a prefix cut off by configfs.
  */
 static char *rgcs_dup_input(const char *page, size_t count)
 {
-	if (count >= PAGE_SIZE - 1 || strnlen(page, count) != count)
+	if (count >= RGCS_ATTR_SIZE - 1 || strnlen(page, count) != count)
 		return ERR_PTR(-EINVAL);
 	if (count && page[count - 1] == '\n')
 		count--;
@@ -53,7 +59,7 @@ static ssize_t rgcs_shares_show(struct config_item *item, char *page)
 	list_for_each_entry(ctl, &rg_controllers, list) {
 		s = grp->shares[ctl->id];
 		if (s)
-			len += scnprintf(page + len, PAGE_SIZE - len,
+			len += scnprintf(page + len, RGCS_ATTR_SIZE - len,
 					 "res=%s,min_shares=%d,max_shares=%d,child_shares_divisor=%d\n",
 					 ctl->name, s->min_shares,
 					 s->max_shares,
@@ -155,19 +161,25 @@ out:
 	return ret ?: count;
 }
 
-static ssize_t rgcs_stats_show(struct config_item *item, char *page)
+/*
+ * stats, read: every controller's lines. Same contract as members; a
+ * seq_buf cannot tell how much it lacked, so on overflow ask for twice
+ * the room.
+ */
+static ssize_t rgcs_stats_read(struct config_item *item, char *buf,
+			       size_t size)
 {
 	struct res_group *grp = to_rg(item);
 	struct res_controller *ctl;
 	struct seq_buf sb;
 
-	seq_buf_init(&sb, page, PAGE_SIZE);
+	seq_buf_init(&sb, buf, size);
 	mutex_lock(&rg_mutex);
 	list_for_each_entry(ctl, &rg_controllers, list)
 		if (grp->shares[ctl->id] && ctl->show_stats)
 			ctl->show_stats(grp->shares[ctl->id], &sb);
 	mutex_unlock(&rg_mutex);
-	return seq_buf_used(&sb);
+	return seq_buf_has_overflowed(&sb) ? 2 * size : seq_buf_used(&sb);
 }
 
 /* "res=NAME[,ARGS]": hand ARGS to that controller's reset_stats. */
@@ -199,12 +211,11 @@ out_free:
 	return ret ?: count;
 }
 
-/* Room for one pid and its newline. */
-#define RGCS_PID_LEN	12
-
 /*
  * members, read: the pids of the group's tasks in the reader's pid
- * namespace. Asked for its size first (buf NULL), then to fill.
+ * namespace. Like snprintf(), fills at most @size bytes and returns the
+ * length of the whole list: configfs calls again with a larger buffer
+ * until the list fits, so it is never cut.
  */
 static ssize_t rgcs_members_read(struct config_item *item, char *buf,
 				 size_t size)
@@ -212,23 +223,21 @@ static ssize_t rgcs_members_read(struct config_item *item, char *buf,
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct res_group *grp = to_rg(item);
 	struct task_struct *t;
+	char one[16];
 	size_t len = 0;
+	int n;
 	pid_t nr;
 
 	spin_lock(&grp->lock);
-	if (!buf) {
-		/* Some slack for tasks that join before the second call. */
-		len = (grp->nr_tasks + 64) * RGCS_PID_LEN;
-		goto out;
-	}
 	list_for_each_entry(t, &grp->tasks, res_group_node) {
-		if (len + RGCS_PID_LEN > size)
-			break;
 		nr = task_pid_nr_ns(t, ns);
-		if (nr > 0)
-			len += scnprintf(buf + len, size - len, "%d\n", nr);
+		if (nr <= 0)
+			continue;
+		n = snprintf(one, sizeof(one), "%d\n", nr);
+		if (len + n <= size)
+			memcpy(buf + len, one, n);
+		len += n;
 	}
-out:
 	spin_unlock(&grp->lock);
 	return len;
 }
@@ -285,7 +294,15 @@ static ssize_t rgcs_members_store(struct config_item *item, const char *page,
 }
 
 CONFIGFS_ATTR(rgcs_, shares);
-CONFIGFS_ATTR(rgcs_, stats);
+
+/* CONFIGFS_ATTR() has no ->read: spelled out. */
+static struct configfs_attribute rgcs_attr_stats = {
+	.ca_name	= "stats",
+	.ca_mode	= 0644,
+	.ca_owner	= THIS_MODULE,
+	.read		= rgcs_stats_read,
+	.store		= rgcs_stats_store,
+};
 
 static struct configfs_attribute rgcs_attr_members = {
 	.ca_name	= "members",
