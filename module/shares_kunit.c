@@ -190,7 +190,6 @@ static void children_max_ignores_symbolic_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, max, 30);
 }
 
-
 /*
  * An independent model of the validation rules, written from the docs
  * ("Validating a write"), to check every special value against.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Controllers (docs/res_groups.rst: depth, tasks, stats, the controller API): registration with groups and tasks
+ * Controllers (docs/res_groups.rst: depth, tasks, stats, the controller
+ * API): registration with groups and tasks
  * already there, depth limits, the 8-controller limit, stats and reset,
  * refused forks, and load/unload while tasks fork.
  */

@@ -26,7 +26,7 @@
 #include "kselftest_harness.h"
 #include "rg_util.h"
 
-#define BIG (1 << 20)
+#define BIG (1024 * 1024)
 
 static int race_seconds(void)
 {
@@ -64,32 +64,33 @@ static void connector_mover(const char *group)
 		.nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC,
 		.nl_pid = getpid(),
 	};
-	struct __attribute__((packed)) {
+	union {
 		struct nlmsghdr nl;
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} req = {
-		.nl = { .nlmsg_len = sizeof(req), .nlmsg_type = NLMSG_DONE,
-			.nlmsg_pid = getpid() },
-		.cn = { .id = { CN_IDX_PROC, CN_VAL_PROC },
-			.len = sizeof(enum proc_cn_mcast_op) },
-		.op = PROC_CN_MCAST_LISTEN,
-	};
-	char buf[4096] __attribute__((aligned(NLMSG_ALIGNTO)));
+		char raw[4096];
+	} req = {}, buf;
+	struct cn_msg *cn = NLMSG_DATA(&req.nl);
+	enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
 	int sk = socket(PF_NETLINK, SOCK_DGRAM, NETLINK_CONNECTOR);
 
+	req.nl.nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
+	req.nl.nlmsg_type = NLMSG_DONE;
+	req.nl.nlmsg_pid = getpid();
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
 	if (sk < 0 || bind(sk, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    send(sk, &req, sizeof(req), 0) != sizeof(req))
+	    send(sk, &req, req.nl.nlmsg_len, 0) != req.nl.nlmsg_len)
 		_exit(10);
 	for (;;) {
-		ssize_t n = recv(sk, buf, sizeof(buf), 0);
-		struct nlmsghdr *nl = (struct nlmsghdr *)buf;
+		ssize_t n = recv(sk, &buf, sizeof(buf), 0);
+		struct nlmsghdr *nl = &buf.nl;
 
 		if (n <= 0)
 			continue;
 		for (; NLMSG_OK(nl, n); nl = NLMSG_NEXT(nl, n)) {
-			struct cn_msg *cn = NLMSG_DATA(nl);
-			struct proc_event *ev = (struct proc_event *)cn->data;
+			struct cn_msg *msg = NLMSG_DATA(nl);
+			struct proc_event *ev = (struct proc_event *)msg->data;
 
 			if (ev->what == PROC_EVENT_FORK)
 				rg_move(group, ev->event_data.fork.child_pid);
@@ -270,8 +271,14 @@ TEST_F_TIMEOUT(races, members_read_while_the_group_grows_is_whole, 300)
 	atomic_store(&stop_spawning, 1);
 	for (i = 0; i < 2; i++)
 		pthread_join(sp[i], NULL);
-	ASSERT_LE(0, members_count("a", self->buf));
-	ASSERT_TRUE(members_wellformed(self->buf, &n));
+	/* A joined thread may take a moment more to be reaped. */
+	for (i = 0; i < 50; i++) {
+		ASSERT_LE(0, members_count("a", self->buf));
+		ASSERT_TRUE(members_wellformed(self->buf, &n));
+		if (n == atomic_load(&spawned) + 1)
+			break;
+		usleep(100000);
+	}
 	EXPECT_EQ(atomic_load(&spawned) + 1, n);
 	/* The sleepers stay until the test's process exits. */
 }
