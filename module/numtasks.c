@@ -215,9 +215,10 @@ static void nt_held_add(struct nt_group *g, int delta)
 	atomic_t *m = delta > 0 ? &g->maxheld : &g->minheld;
 	int old = atomic_read(m);
 
-	while ((delta > 0 ? h > old : h < old) &&
-	       !atomic_try_cmpxchg(m, &old, h))
-		;
+	do {
+		if (delta > 0 ? h <= old : h >= old)
+			return;
+	} while (!atomic_try_cmpxchg(m, &old, h));
 }
 
 /*
