@@ -409,7 +409,6 @@ TEST_F(nt, fork_rate_interval_is_validated_and_never_wraps)
 	EXPECT_EQ(0, add_kid());
 }
 
-
 static void *park(void *arg)
 {
 	pause();
@@ -713,6 +712,92 @@ TEST_F_TIMEOUT(nt, concurrent_forks_in_sibling_groups_stop_at_the_parent_limit,
 		kill_members(groups[i]);
 	for (i = 0; i < FORKERS; i++)
 		waitpid(f[i], NULL, 0);
+}
+
+/*
+ * In a child: join @group, say so on @ready, wait until @go is closed,
+ * then fork children that exit at once and reap them until @secs have
+ * passed; report forks allowed and refused through @wfd.
+ */
+static void churner(const char *group, int ready, int go, int wfd, int secs)
+{
+	long long end;
+	int r[2] = { 0, 0 };
+	char c;
+
+	if (rg_move(group, getpid()) || write(ready, "r", 1) != 1 ||
+	    read(go, &c, 1) != 0)
+		_exit(1);
+	end = now_ns() + secs * 1000000000LL;
+	while (now_ns() < end) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0 && waitpid(pid, NULL, 0) == pid)
+			r[0]++;
+		else if (pid < 0 && errno == EAGAIN)
+			r[1]++;
+		else
+			_exit(1);
+	}
+	if (write(wfd, r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	_exit(0);
+}
+
+/*
+ * A group one task below its limit; forkers in it and in its children
+ * fork and reap, all at once, for seconds: thousands of forks racing
+ * for the last place, and it is never passed.
+ */
+TEST_F_TIMEOUT(nt, racing_forks_at_the_limit_never_pass_it, 300)
+{
+	static const char * const groups[FORKERS] = {
+		"a", "a/f1", "a/f2", "a/f3",
+	};
+	enum { L = 24, SECS = 5 };
+	int i, r[2], ready[2], go[2], res[2], allowed = 0, refused = 0;
+	int status;
+	pid_t f[FORKERS];
+	char lim[64], c;
+
+	snprintf(lim, sizeof(lim), "res=numtasks,max_shares=%d", L);
+	ASSERT_EQ(0, rg_set("a", "shares", lim));
+	for (i = 1; i < FORKERS; i++)
+		ASSERT_EQ(0, rg_mkdir(groups[i]));
+	ASSERT_EQ(0, move_kids("a", L - 1 - FORKERS));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
+	for (i = 0; i < FORKERS; i++) {
+		f[i] = fork();
+		ASSERT_LE(0, f[i]);
+		if (f[i] == 0) {
+			close(go[1]);
+			churner(groups[i], ready[1], go[0], res[1], SECS);
+		}
+	}
+	close(go[0]);
+	for (i = 0; i < FORKERS; i++)
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(L - 1, NT("a", "held"));
+	close(go[1]);
+	for (i = 0; i < FORKERS; i++) {
+		ASSERT_EQ((ssize_t)sizeof(r), read(res[0], r, sizeof(r)));
+		allowed += r[0];
+		refused += r[1];
+	}
+	for (i = 0; i < FORKERS; i++) {
+		ASSERT_EQ(f[i], waitpid(f[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	TH_LOG("%d forks allowed, %d refused", allowed, refused);
+	/* Both happened, so the forks did race for the last place. */
+	EXPECT_LT(0, allowed);
+	EXPECT_LT(0, refused);
+	EXPECT_EQ(L, NT("a", "maxheld"));
+	EXPECT_EQ(L - 1 - FORKERS, NT("a", "held"));
 }
 
 TEST_HARNESS_MAIN
