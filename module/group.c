@@ -132,7 +132,7 @@ static void rg_group_init_slot(struct res_group *grp, int id,
 }
 
 /**
- * rg_group_drop_shares - reset @ctl's shares of @grp (SPEC 3.3), free them
+ * rg_group_drop_shares - reset @ctl's shares of @grp (docs: "Resets"), free them
  * @grp: a group no task of which counts in these shares any more
  * @ctl: the controller
  * @parent_too: give the parent back the min_shares and recompute its

@@ -73,10 +73,15 @@ int res_controller_register(struct res_controller *ctl)
 	struct res_group *grp;
 	int id, ret = 0;
 
-	if (!rg_controller_name_ok(ctl->name) || !ctl->alloc_shares ||
+	if (!ctl || !rg_controller_name_ok(ctl->name) || !ctl->alloc_shares ||
 	    !ctl->free_shares || ctl->depth < 0 ||
 	    ctl->depth > RES_GROUP_MAX_DEPTH)
 		return -EINVAL;
+
+	/* A module on its way out would have its callbacks vanish. */
+	if (ctl->owner && !try_module_get(ctl->owner))
+		return -EINVAL;
+	module_put(ctl->owner);
 
 	percpu_down_write(&rg_fork_sem);
 	mutex_lock(&rg_mutex);
@@ -115,13 +120,18 @@ void res_controller_unregister(struct res_controller *ctl)
 
 	percpu_down_write(&rg_fork_sem);
 	mutex_lock(&rg_mutex);
+	/* NULL, or never registered (or already gone): nothing to undo. */
+	if (!ctl || ctl->id < 0 || ctl->id >= RES_GROUP_MAX_CONTROLLERS ||
+	    rg_ctls[ctl->id] != ctl)
+		goto out;
 	list_del(&ctl->list);
 	for (grp = &rg_root; grp; grp = rg_group_next(grp))
 		rg_tasks_set_eff(grp, ctl->id, NULL);
-	/* Shares have no users now; reset (SPEC 3.3) and free them. */
+	/* Shares have no users now; reset (docs: "Resets") and free them. */
 	for (grp = rg_group_next_post(NULL); grp; grp = rg_group_next_post(grp))
 		rg_group_drop_shares(grp, ctl, false);
 	rg_ctls[ctl->id] = NULL;
+out:
 	mutex_unlock(&rg_mutex);
 	percpu_up_write(&rg_fork_sem);
 }

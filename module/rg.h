@@ -75,7 +75,7 @@ struct res_group *rg_group_create(struct res_group *parent, const char *name);
 void rg_group_remove(struct res_group *grp);
 void rg_group_free(struct res_group *grp);
 
-/* shares.c: the arithmetic of SPEC 3.1 and 3.3, no locking */
+/* shares.c: the arithmetic of docs/res_groups.rst "Shares", no locking */
 void rg_shares_init(struct res_shares *s, struct res_shares *parent,
 		    int depth);
 int rg_shares_check(const struct res_shares *s, const struct res_shares *req,

@@ -3,12 +3,16 @@
  * RGCS: the configfs interface, /sys/kernel/config/res_groups.
  *
  * Every directory is a group with three files: shares, stats, members
- * (formats in SPEC section 5). Locking: the shares and stats handlers take
- * rg_mutex; members takes the group's lock to list its tasks and rg_mutex
- * to move one. mkdir takes rg_mutex, rmdir rg_fork_sem then rg_mutex.
+ * (formats in docs/res_groups.rst, "The configfs interface").
+ *
+ * Locking: the shares and stats handlers take rg_mutex; members takes the
+ * group's lock to list its tasks and rg_mutex to move one. mkdir takes
+ * rg_mutex, rmdir (with configfs' directory locks held) rg_fork_sem then
+ * rg_mutex: so nothing here takes a VFS lock while holding rg_mutex.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/namei.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -242,17 +246,104 @@ static ssize_t rgcs_members_read(struct config_item *item, char *buf,
 	return len;
 }
 
-/* The writer may move @tsk: SPEC 5, members. */
+/* The writer may move @tsk at all: same real uid, or privileged. */
 static bool rgcs_may_move(struct task_struct *tsk)
 {
 	bool same_uid;
 
-	if (capable(CAP_SYS_NICE) || capable(CAP_SYS_RESOURCE))
-		return true;
 	rcu_read_lock();
 	same_uid = uid_eq(current_uid(), __task_cred(tsk)->uid);
 	rcu_read_unlock();
 	return same_uid;
+}
+
+static bool rgcs_privileged(void)
+{
+	return capable(CAP_SYS_NICE) || capable(CAP_SYS_RESOURCE);
+}
+
+/* The nearest group that has both @a and @b in its subtree. */
+static struct res_group *rgcs_common_ancestor(struct res_group *a,
+					      struct res_group *b)
+{
+	while (a->depth > b->depth)
+		a = a->parent;
+	while (b->depth > a->depth)
+		b = b->parent;
+	while (a != b) {
+		a = a->parent;
+		b = b->parent;
+	}
+	return a;
+}
+
+/*
+ * May the writer write @dir's members file? Checked on the file itself, so
+ * that chmod/chown of members is what delegates a subtree.
+ */
+static int rgcs_may_write_members(struct dentry *dir)
+{
+	struct dentry *d;
+	int ret;
+
+	d = lookup_one_len_unlocked("members", dir, strlen("members"));
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	ret = d_really_is_positive(d) ?
+		inode_permission(&init_user_ns, d_inode(d), MAY_WRITE) :
+		-ENOENT;
+	dput(d);
+	return ret;
+}
+
+/*
+ * Move @tsk to @to for an unprivileged writer: as with cgroup v2's
+ * delegation, the writer must also be allowed to write the members file
+ * of the common ancestor of @tsk's group and @to, so that a delegated
+ * subtree cannot be left. The permission check looks the file up, which
+ * takes VFS locks that rmdir holds while it waits for rg_mutex: it is
+ * done without rg_mutex, and the move retried if the task changed group
+ * meanwhile. Caller holds a reference to @tsk.
+ */
+static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to)
+{
+	struct res_group *from, *anc;
+	struct dentry *dir;
+	int ret;
+
+	for (;;) {
+		mutex_lock(&rg_mutex);
+		/* Stable: moves and rmdir take rg_mutex. */
+		from = rcu_dereference_protected(tsk->res_group,
+						 lockdep_is_held(&rg_mutex));
+		if (!from) {
+			mutex_unlock(&rg_mutex);
+			return -ESRCH;
+		}
+		/*
+		 * A group in the tree has its directory pinned (by configfs,
+		 * or by an rmdir under way until it has removed the group).
+		 */
+		anc = rgcs_common_ancestor(from, to);
+		dir = dget(anc == &rg_root ?
+			   rgcs_subsys.su_group.cg_item.ci_dentry :
+			   anc->cg.cg_item.ci_dentry);
+		mutex_unlock(&rg_mutex);
+		if (!dir)
+			return -EPERM;
+		ret = rgcs_may_write_members(dir);
+		dput(dir);
+		if (ret)
+			return -EPERM;
+
+		mutex_lock(&rg_mutex);
+		if (rcu_access_pointer(tsk->res_group) == from) {
+			ret = rg_task_move(tsk, to);
+			mutex_unlock(&rg_mutex);
+			return ret;
+		}
+		mutex_unlock(&rg_mutex);
+	}
 }
 
 static ssize_t rgcs_members_store(struct config_item *item, const char *page,
@@ -278,16 +369,18 @@ static ssize_t rgcs_members_store(struct config_item *item, const char *page,
 	if (!tsk)
 		return -ESRCH;
 
-	if (tsk->flags & PF_EXITING)
+	if (tsk->flags & PF_EXITING) {
 		ret = -ESRCH;
-	else if (tsk->flags & PF_KTHREAD)
+	} else if (tsk->flags & PF_KTHREAD) {
 		ret = -EINVAL;
-	else if (!rgcs_may_move(tsk))
-		ret = -EPERM;
-	if (!ret) {
+	} else if (rgcs_privileged()) {
 		mutex_lock(&rg_mutex);
 		ret = rg_task_move(tsk, to_rg(item));
 		mutex_unlock(&rg_mutex);
+	} else if (!rgcs_may_move(tsk)) {
+		ret = -EPERM;
+	} else {
+		ret = rgcs_move_delegated(tsk, to_rg(item));
 	}
 	put_task_struct(tsk);
 	return ret ?: count;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Resource Groups: the shares arithmetic of SPEC section 3.
+ * Resource Groups: the shares arithmetic (docs/res_groups.rst, "Shares").
  *
  * Pure functions on struct res_shares, no locking: callers hold rg_mutex.
  * KUnit tests them directly (shares_kunit.c).
@@ -55,7 +55,7 @@ static int rg_shares_positive(int val)
 }
 
 /**
- * rg_shares_check - validate a write to a group's shares (SPEC 3.1, 1-5)
+ * rg_shares_check - validate a write to a group's shares (docs: "Validating a write", 1-5)
  * @s: the group's current shares S
  * @req: the request R; a field RES_SHARES_UNCHANGED was not given
  * @parent: the parent's shares P, or NULL for the root
@@ -68,14 +68,15 @@ int rg_shares_check(const struct res_shares *s, const struct res_shares *req,
 		    const struct res_shares *parent, struct res_shares *f)
 {
 	int usage = s->child_shares_divisor - s->unused;
-	int increase;
+	long long increase;	/* F.min may be INT_MIN: no int overflow */
 
 	*f = *s;
 	f->min_shares = rg_shares_pick(s->min_shares, req->min_shares);
 	f->max_shares = rg_shares_pick(s->max_shares, req->max_shares);
 	f->child_shares_divisor = rg_shares_pick(s->child_shares_divisor,
 						 req->child_shares_divisor);
-	increase = f->min_shares - rg_shares_positive(s->min_shares);
+	increase = (long long)f->min_shares -
+		   rg_shares_positive(s->min_shares);
 
 	if (!rg_shares_valid(f->min_shares, s->min_shares) ||
 	    !rg_shares_valid(f->max_shares, s->max_shares))
@@ -85,7 +86,12 @@ int rg_shares_check(const struct res_shares *s, const struct res_shares *req,
 	if (parent && f->max_shares >= 0 &&
 	    f->max_shares > parent->child_shares_divisor)
 		return -EINVAL;
-	if (f->child_shares_divisor != RES_SHARES_UNSUPPORTED &&
+	/*
+	 * Rules 4d and 4e hold for every value a user can write: only a
+	 * divisor the controller itself marked UNSUPPORTED (S's value, which
+	 * then stays) is exempt, never one a request asks for.
+	 */
+	if (s->child_shares_divisor != RES_SHARES_UNSUPPORTED &&
 	    (f->child_shares_divisor < 1 || f->child_shares_divisor < usage ||
 	     f->child_shares_divisor < s->children_max))
 		return -EINVAL;
@@ -99,7 +105,7 @@ int rg_shares_check(const struct res_shares *s, const struct res_shares *req,
 }
 
 /**
- * rg_shares_commit - apply what rg_shares_check() accepted (SPEC 3.1, 6)
+ * rg_shares_commit - apply what rg_shares_check() accepted (docs: "Validating a write", 6)
  * @s: the group's shares, updated to @f
  * @f: the checked result
  * @parent: the parent's shares, or NULL; its @unused is updated. The
@@ -118,7 +124,7 @@ void rg_shares_commit(struct res_shares *s, const struct res_shares *f,
 }
 
 /**
- * rg_shares_reset - return shares to their defaults (SPEC 3.3)
+ * rg_shares_reset - return shares to their defaults (docs: "Resets")
  * @s: the shares of a group with no children
  * @parent: the parent's shares, or NULL; its @unused gets back @s's
  *	min_shares. The caller recomputes its @children_max.

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the shares arithmetic (shares.c, SPEC section 3).
+ * KUnit tests of the shares arithmetic (shares.c; docs/res_groups.rst,
+ * "Shares").
  * Built as res_groups_kunit.ko; the suite runs when it is loaded.
  */
 #include <kunit/test.h>
+#include <linux/limits.h>
 
 #include "shares.c"
 
@@ -188,7 +190,134 @@ static void children_max_ignores_symbolic_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, max, 30);
 }
 
+
+/*
+ * An independent model of the validation rules, written from the docs
+ * ("Validating a write"), to check every special value against.
+ * Returns the errno; fills @f on success.
+ */
+static int model_check(const struct res_shares *s, const struct res_shares *r,
+		       const struct res_shares *p, struct res_shares *f)
+{
+	long long usage = (long long)s->child_shares_divisor - s->unused;
+	long long increase;
+	bool div_set;
+
+	*f = *s;
+	if (r->min_shares != UNCH && s->min_shares != UNS)
+		f->min_shares = r->min_shares;
+	if (r->max_shares != UNCH && s->max_shares != UNS)
+		f->max_shares = r->max_shares;
+	div_set = r->child_shares_divisor != UNCH &&
+		  s->child_shares_divisor != UNS;
+	if (div_set)
+		f->child_shares_divisor = r->child_shares_divisor;
+	increase = (long long)f->min_shares -
+		   (s->min_shares >= 0 ? s->min_shares : 0);
+
+	if (p && f->min_shares >= 0 && increase > p->unused)
+		return -EINVAL;					/* a */
+	if (p && f->max_shares >= 0 &&
+	    f->max_shares > p->child_shares_divisor)
+		return -EINVAL;					/* b */
+	if (!(f->min_shares == DC || f->min_shares >= 0 ||
+	      (f->min_shares == UNS && s->min_shares == UNS)))
+		return -EINVAL;					/* c */
+	if (!(f->max_shares == DC || f->max_shares >= 0 ||
+	      (f->max_shares == UNS && s->max_shares == UNS)))
+		return -EINVAL;					/* c */
+	if (s->child_shares_divisor != UNS &&
+	    (f->child_shares_divisor < 1 || f->child_shares_divisor < usage))
+		return -EINVAL;					/* d */
+	if (s->child_shares_divisor != UNS &&
+	    f->child_shares_divisor < s->children_max)
+		return -EINVAL;					/* e */
+	if (f->min_shares >= 0 && f->max_shares >= 0 &&
+	    f->min_shares > f->max_shares)
+		return -EINVAL;					/* f */
+	if (div_set)
+		f->unused = f->child_shares_divisor - usage;
+	return 0;
+}
+
+/* Where a write goes: the root, a leaf, a parent with children. */
+static const struct {
+	const char *what;
+	struct res_shares s, p;
+	bool root;
+} places[] = {
+	{ "root", SH(DC, DC, 100, 100, 0), {}, true },
+	{ "leaf", SH(DC, DC, 100, 100, 0), SH(DC, DC, 100, 50, 40) },
+	{ "leaf with min and max", SH(10, 30, 100, 100, 0),
+	  SH(DC, DC, 100, 50, 40) },
+	{ "parent with children", SH(20, 60, 100, 70, 50),
+	  SH(DC, DC, 100, 60, 60) },
+	{ "max unsupported", SH(DC, UNS, 100, 100, 0),
+	  SH(DC, DC, 100, 50, 40) },
+	{ "divisor unsupported", SH(DC, DC, UNS, 0, 0),
+	  SH(DC, DC, 100, 50, 40) },
+};
+
+/*
+ * Rule 4 for every value a user can write: each field, each special
+ * value, in each place, must give exactly what the model gives.
+ */
+static void every_special_value_follows_the_rules(struct kunit *test)
+{
+	static const int vals[] = {
+		UNCH, UNS, DC, -4, INT_MIN, 0, 1, 50, 100, INT_MAX,
+	};
+	struct res_shares r, f, mf, s;
+	int pl, field, v, err, merr;
+
+	for (pl = 0; pl < ARRAY_SIZE(places); pl++) {
+		for (field = 0; field < 3; field++) {
+			for (v = 0; v < ARRAY_SIZE(vals); v++) {
+				const struct res_shares *p = places[pl].root ?
+					NULL : &places[pl].p;
+
+				r = req(UNCH, UNCH, UNCH);
+				if (field == 0)
+					r.min_shares = vals[v];
+				else if (field == 1)
+					r.max_shares = vals[v];
+				else
+					r.child_shares_divisor = vals[v];
+				s = places[pl].s;
+				err = rg_shares_check(&s, &r, p, &f);
+				merr = model_check(&places[pl].s, &r, p, &mf);
+				KUNIT_EXPECT_EQ_MSG(test, err, merr,
+						    "%s, field %d = %d",
+						    places[pl].what, field,
+						    vals[v]);
+				KUNIT_EXPECT_EQ(test, memcmp(&s, &places[pl].s,
+							     sizeof(s)), 0);
+				if (err || merr)
+					continue;
+				KUNIT_EXPECT_EQ_MSG(test,
+						    memcmp(&f, &mf, sizeof(f)),
+						    0, "%s, field %d = %d",
+						    places[pl].what, field,
+						    vals[v]);
+			}
+		}
+	}
+}
+
+/* The bug that was: a divisor of -2 was taken as "unsupported". */
+static void divisor_minus_two_is_rejected(struct kunit *test)
+{
+	struct res_shares s = sh(DC, DC, 100, 100, 0), f;
+	struct res_shares r = req(UNCH, UNCH, UNS);
+
+	KUNIT_EXPECT_EQ(test, rg_shares_check(&s, &r, NULL, &f), -EINVAL);
+	r.child_shares_divisor = DC;
+	KUNIT_EXPECT_EQ(test, rg_shares_check(&s, &r, NULL, &f), -EINVAL);
+}
+
 static struct kunit_case rg_shares_cases[] = {
+	KUNIT_CASE(every_special_value_follows_the_rules),
+	KUNIT_CASE(divisor_minus_two_is_rejected),
 	KUNIT_CASE(defaults_are_dont_care_and_100),
 	KUNIT_CASE(init_keeps_unsupported_fields),
 	KUNIT_CASE_PARAM(check_accepts_and_rejects, shares_gen_params),

@@ -16,7 +16,14 @@
  * - A fork holds rg_fork_sem for read from can_fork to post_fork or
  *   cancel_fork. Whatever would change the shares a fork is charged to
  *   (controller registration, rmdir, load, unload) takes it for write.
+ * - Between can_fork and post_fork the child points at its group but is
+ *   not on its list (rg_forking()), and may already be found by pid: a
+ *   move waits for post_fork (rg_fork_done wakes it), so that no move
+ *   interleaves with a fork and controllers see FORK before any MOVE.
+ * - rg_detached is written under rg_fork_sem (write) and rg_root.lock, and
+ *   read under either.
  */
+#include <linux/wait_bit.h>
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -25,7 +32,7 @@
 
 DEFINE_PERCPU_RWSEM(rg_fork_sem);
 
-/* Set at unload, under rg_fork_sem write: no task may join any more. */
+/* Set at unload: no task may join any more (see the top of this file). */
 static bool rg_detached;
 
 /**
@@ -101,6 +108,13 @@ static void rg_switch(struct task_struct *tsk, struct res_group *from,
 	rg_notify(tsk, from, to, RES_GROUP_MOVE);
 }
 
+/* Is @tsk between rg_can_fork() and rg_post_fork()? Caller holds its group's lock. */
+static bool rg_forking(struct task_struct *tsk)
+{
+	return rcu_access_pointer(tsk->res_group) &&
+	       list_empty(&tsk->res_group_node);
+}
+
 /* A new process joins the forking task's group, a thread its leader's. */
 static struct task_struct *rg_fork_parent(struct kernel_clone_args *args)
 {
@@ -129,15 +143,15 @@ static int rg_can_fork(struct task_struct *child,
 		return 0;
 	}
 	/*
-	 * The group cannot go away: rmdir needs rg_fork_sem for write. Kernel
-	 * threads always stay in the root.
+	 * Kernel threads join the root and are never refused: post_fork
+	 * tells controllers with RES_GROUP_ATTACH, not RES_GROUP_FORK.
 	 */
-	if (!args->kthread) {
-		rcu_read_lock();
-		grp = rcu_dereference(rg_fork_parent(args)->res_group) ?:
-			&rg_root;
-		rcu_read_unlock();
-	}
+	if (args->kthread)
+		goto out;
+	/* The group cannot go away: rmdir needs rg_fork_sem for write. */
+	rcu_read_lock();
+	grp = rcu_dereference(rg_fork_parent(args)->res_group) ?: &rg_root;
+	rcu_read_unlock();
 	for (id = 0; id < RES_GROUP_MAX_CONTROLLERS; id++) {
 		if (!grp->eff[id] || !rg_ctls[id]->can_fork)
 			continue;
@@ -148,6 +162,7 @@ static int rg_can_fork(struct task_struct *child,
 			return ret;
 		}
 	}
+out:
 	/* Not in the group's list yet: post_fork puts it there. */
 	RCU_INIT_POINTER(child->res_group, grp);
 	return 0;
@@ -160,7 +175,9 @@ static void rg_cancel_fork(struct task_struct *child,
 
 	if (!grp)
 		return;
-	rg_cancel_charges(grp, RES_GROUP_MAX_CONTROLLERS);
+	/* Not yet findable by pid: no move can be waiting for it. */
+	if (!args->kthread)
+		rg_cancel_charges(grp, RES_GROUP_MAX_CONTROLLERS);
 	RCU_INIT_POINTER(child->res_group, NULL);
 	percpu_up_read(&rg_fork_sem);
 }
@@ -173,17 +190,24 @@ static void rg_post_fork(struct task_struct *child,
 	if (grp) {
 		/* rg_can_fork() took the charges and rg_fork_sem. */
 		spin_lock(&grp->lock);
-		rg_join(child, grp, RES_GROUP_FORK);
+		rg_join(child, grp, args->kthread ? RES_GROUP_ATTACH :
+			RES_GROUP_FORK);
 		spin_unlock(&grp->lock);
 		percpu_up_read(&rg_fork_sem);
+		/*
+		 * A move of @child may be waiting for its fork to end. Order
+		 * the list_add before wake_up_var()'s look at the waitqueue.
+		 */
+		smp_mb();
+		wake_up_var(&child->res_group_node);
 		return;
 	}
-	/* A fork that began before the hooks were registered. */
-	if (READ_ONCE(rg_detached))
-		return;
-	/* A kernel thread: the child, in no group yet, gives the root. */
+	/*
+	 * A fork that began before the hooks were registered. Checked under
+	 * the lock: once unload has emptied the root, nothing may join.
+	 */
 	grp = rg_lock_task_group(args->kthread ? child : rg_fork_parent(args));
-	if (!rcu_access_pointer(child->res_group))
+	if (!rg_detached && !rcu_access_pointer(child->res_group))
 		rg_join(child, grp, RES_GROUP_ATTACH);
 	spin_unlock(&grp->lock);
 }
@@ -245,8 +269,8 @@ void rg_tasks_detach_all(void)
 	struct task_struct *t, *n;
 
 	percpu_down_write(&rg_fork_sem);
-	WRITE_ONCE(rg_detached, true);
 	spin_lock(&rg_root.lock);
+	rg_detached = true;
 	list_for_each_entry_safe(t, n, &rg_root.tasks, res_group_node)
 		rg_leave(t, &rg_root, RES_GROUP_DETACH);
 	spin_unlock(&rg_root.lock);
@@ -258,12 +282,14 @@ void rg_tasks_detach_all(void)
  * @tsk: the task
  * @to: a live group
  *
- * Caller holds rg_mutex, so no group can be removed meanwhile.
+ * Caller holds rg_mutex, so no group can be removed meanwhile. A task
+ * still being forked is moved once its fork is over (we wait for it).
  * Return: 0 (also if @tsk is in @to already), -ESRCH if it is exiting.
  */
 int rg_task_move(struct task_struct *tsk, struct res_group *to)
 {
 	struct res_group *from;
+	bool forking;
 
 	lockdep_assert_held(&rg_mutex);
 	for (;;) {
@@ -272,9 +298,13 @@ int rg_task_move(struct task_struct *tsk, struct res_group *to)
 		if (!from)
 			return -ESRCH;
 		rg_lock_two(from, to);
-		if (rcu_access_pointer(tsk->res_group) == from)
+		forking = rg_forking(tsk);
+		if (rcu_access_pointer(tsk->res_group) == from && !forking)
 			break;
 		rg_unlock_two(from, to);
+		/* post_fork needs no lock we hold; it always comes. */
+		if (forking)
+			wait_var_event(&tsk->res_group_node, !rg_forking(tsk));
 	}
 	if (tsk->flags & PF_EXITING) {
 		rg_unlock_two(from, to);

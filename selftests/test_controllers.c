@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Controllers (SPEC 2, 4, 5 stats, 6): registration with groups and tasks
+ * Controllers (docs/res_groups.rst: depth, tasks, stats, the controller API): registration with groups and tasks
  * already there, depth limits, the 8-controller limit, stats and reset,
  * refused forks, and load/unload while tasks fork.
  */
@@ -122,6 +122,16 @@ TEST_F(ctl, ninth_controller_enospc_duplicate_eexist)
 	ASSERT_EQ(0, rg_insmod(CTL, "name=same"));
 	EXPECT_EQ(-EEXIST, rg_insmod(CTL2, "name=same"));
 	EXPECT_FALSE(rg_module_loaded("rg_test_ctl2"));
+}
+
+/* A NULL controller: register says EINVAL, unregister does nothing. */
+TEST_F(ctl, null_controller_einval)
+{
+	EXPECT_EQ(-EINVAL, rg_insmod(CTL, "null_ctl=1"));
+	EXPECT_FALSE(rg_module_loaded("rg_test_ctl"));
+	/* The framework still works. */
+	ASSERT_EQ(0, rg_insmod(CTL, NULL));
+	EXPECT_EQ(0, rg_move("a", getpid()));
 }
 
 TEST_F(ctl, stats_reset_by_name_unknown_or_without_reset_einval)

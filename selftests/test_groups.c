@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The group tree (SPEC 2, 4, 5): depth limit, names, rmdir, /proc paths.
+ * The group tree (docs/res_groups.rst: depth, tasks, configfs): depth limit, names, rmdir, /proc paths.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -222,7 +222,7 @@ TEST_F(corpus, shares_bad_writes_fail_with_exact_errno_and_change_nothing)
 		BAD("res=numtasks,min_shares=\xff\xfe", EINVAL),
 		BAD("res=num\xc3\xa9tasks,min_shares=1", EINVAL),
 		BAD("res=numtasks,min_shares=\xc3\x31", EINVAL),
-		/* well-formed, but against the rules of SPEC 3.1 */
+		/* well-formed, but against the validation rules */
 		BAD("res=numtasks,max_shares=-2", EINVAL),
 		BAD("res=numtasks,max_shares=-4", EINVAL),
 		BAD("res=numtasks,min_shares=-2147483648", EINVAL),

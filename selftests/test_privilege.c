@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Who may do what (SPEC 5): file modes guard mkdir, rmdir and writes; a
- * move needs CAP_SYS_NICE, CAP_SYS_RESOURCE or the task's real uid; pids
- * in members are those of the reader's or writer's pid namespace.
+ * Who may do what (docs/res_groups.rst, "members" and "Delegation"): file
+ * modes guard mkdir, rmdir and writes; a move needs CAP_SYS_NICE,
+ * CAP_SYS_RESOURCE, or the task's real uid and write access to the
+ * members file of the common ancestor of both groups; pids in members are
+ * those of the reader's or writer's pid namespace.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -158,26 +160,84 @@ static int move_to_b(pid_t pid)
 	return ret == 0 ? 0 : ret == -EPERM ? 1 : 2;
 }
 
-static int move_own_task_to_b(pid_t unused)
+/*
+ * Delegate the subtree d (d, d/x, d/y: members writable by anyone, as a
+ * chown to the user would) and put the test, hence the user's children,
+ * in d. b's members is writable too, but b is outside d.
+ */
+static void delegate_d(struct __test_metadata *_metadata)
+{
+	static const char * const groups[] = { "d", "d/x", "d/y", "b" };
+	char p[256];
+	size_t i;
+
+	ASSERT_EQ(0, rg_mkdir("d"));
+	ASSERT_EQ(0, rg_mkdir("d/x"));
+	ASSERT_EQ(0, rg_mkdir("d/y"));
+	for (i = 0; i < ARRAY_SIZE(groups); i++)
+		ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), groups[i], "members"),
+				   0666));
+	ASSERT_EQ(0, rg_move("d", getpid()));
+}
+
+static int move_own_task_within_d(pid_t unused)
 {
 	pid_t own = rg_sleeper();
-	int ret = rg_move("b", own) || !rg_is_member("b", own);
+	int ret = 0;
 
+	if (rg_move("d/x", own) || !rg_is_member("d/x", own))
+		ret = 1;
+	else if (rg_move("d/y", own) || !rg_is_member("d/y", own))
+		ret = 2;
+	else if (rg_move("d", own) || !rg_is_member("d", own))
+		ret = 3;
 	rg_kill(own);
 	return ret;
 }
 
 TEST_F(priv, delegated_user_moves_own_tasks_only)
 {
-	char p[256];
-
-	/* Delegate: let anyone write b's members. */
-	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
+	delegate_d(_metadata);
+	ASSERT_EQ(0, rg_move("d", self->root_task));
 	state(self->before);
+	/* Another uid's task, inside the delegated subtree: EPERM. */
 	EXPECT_EQ(1, as_user(NO_CAP, move_to_b, self->root_task));
 	state(self->after);
 	EXPECT_STREQ(self->before, self->after);
-	EXPECT_EQ(0, as_user(NO_CAP, move_own_task_to_b, 0));
+	EXPECT_TRUE(rg_is_member("d", self->root_task));
+	EXPECT_EQ(0, as_user(NO_CAP, move_own_task_within_d, 0));
+	rg_move("", getpid());
+}
+
+/* The user's own task, from d/x to b (writable, but outside d): EPERM. */
+static int leave_d(pid_t unused)
+{
+	pid_t own = rg_sleeper();
+	int ret = 0;
+
+	if (rg_move("d/x", own))
+		ret = 1;
+	else if (rg_move("b", own) != -EPERM)
+		ret = 2;
+	else if (!rg_is_member("d/x", own) || rg_is_member("b", own))
+		ret = 3;
+	else if (rg_move("", own) != -EACCES)	/* root's members: 0644 */
+		ret = 4;
+	rg_kill(own);
+	return ret;
+}
+
+/*
+ * Delegation gives a subtree, nothing more: a user with write access to
+ * the members of d and its children and of b cannot move their own task
+ * from d's subtree into b, because the common ancestor (the root) is not
+ * theirs. Before the fix this escaped d's limits.
+ */
+TEST_F(priv, delegated_user_cannot_leave_the_subtree)
+{
+	delegate_d(_metadata);
+	EXPECT_EQ(0, as_user(NO_CAP, leave_d, 0));
+	rg_move("", getpid());
 }
 
 TEST_F(priv, cap_sys_nice_alone_moves_any_task)

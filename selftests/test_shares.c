@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The shares file (SPEC 3.1 and 5): format, every rejection rule through
+ * The shares file (docs/res_groups.rst, "Shares", "shares"): format, every rejection rule through
  * the file, with the state read back unchanged after each error.
  */
 #include <errno.h>
@@ -126,6 +126,36 @@ TEST_F(shares, divisor_below_one_rejected)
 	EXPECT_REJECTED("a", "res=test,child_shares_divisor=0", EINVAL);
 	EXPECT_REJECTED("a", "res=test,child_shares_divisor=-3", EINVAL);
 	EXPECT_REJECTED("", "res=test,child_shares_divisor=0", EINVAL);
+}
+
+/*
+ * Every value a user can write as a divisor that is below 1 (including
+ * the symbolic -2 and -3, and INT_MIN) is refused, on the root, a parent
+ * with children and a leaf; -1 keeps the value. Before the fix -2 was
+ * taken as "unsupported" and stored.
+ */
+TEST_F(shares, divisor_special_values_rejected_everywhere)
+{
+	static const char * const groups[] = { "", "a", "a/x" };
+	static const char * const vals[] = {
+		"-2", "-3", "-4", "0", "-2147483648", "2147483648",
+	};
+	char w[128];
+	size_t g, v;
+
+	ASSERT_EQ(0, rg_set("a/x", "shares", "res=test,min_shares=10"));
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		for (v = 0; v < ARRAY_SIZE(vals); v++) {
+			snprintf(w, sizeof(w),
+				 "res=test,child_shares_divisor=%s", vals[v]);
+			EXPECT_REJECTED(groups[g], w, EINVAL);
+		}
+		EXPECT_EQ(0, rg_set(groups[g], "shares",
+				    "res=test,child_shares_divisor=-1"));
+		EXPECT_EQ(100, DIV(groups[g]));
+	}
+	/* A child's valid write still works afterwards. */
+	EXPECT_EQ(0, rg_set("a/x", "shares", "res=test,min_shares=90"));
 }
 
 TEST_F(shares, divisor_below_childrens_min_rejected)

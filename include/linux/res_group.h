@@ -17,7 +17,7 @@ struct module;
 struct seq_buf;
 struct task_struct;
 
-/* Symbolic share values (SPEC section 3). */
+/* Symbolic share values (docs/res_groups.rst, "Shares"). */
 #define RES_SHARES_DONT_CARE		(-3)
 #define RES_SHARES_UNSUPPORTED		(-2)
 #define RES_SHARES_UNCHANGED		(-1)
@@ -38,9 +38,15 @@ struct task_struct;
  *
  * A controller may set a field to RES_SHARES_UNSUPPORTED in its
  * alloc_shares(); the framework sets the others to their defaults. The
- * fields are written by the framework only, under its mutex; controllers
- * read them, with READ_ONCE() where they do not hold that mutex (hot
- * paths), and must then cope with a concurrent update.
+ * fields are written by the framework only, under its mutex, and every
+ * callback but move_task(), can_fork() and cancel_fork() runs with that
+ * mutex held: there the fields are stable. A write to a group's shares
+ * may change the amounts of its whole subtree (its divisor scales its
+ * children). Hot paths (the three callbacks above) must therefore not
+ * combine fields read without the mutex, which could mix an old and a new
+ * value into an amount that never existed: a controller works out what
+ * they need in shares_changed() (and alloc_shares()) and publishes it as
+ * values its hot path reads one at a time.
  */
 struct res_shares {
 	int min_shares;
@@ -75,12 +81,16 @@ enum res_group_event {
  * @name: unique name, shown as res=NAME
  * @depth: the deepest group depth given shares (0..RES_GROUP_MAX_DEPTH);
  *	tasks of deeper groups count in their nearest ancestor that has shares
- * @owner: the module that implements the callbacks (THIS_MODULE)
+ * @owner: the module that implements the callbacks (THIS_MODULE).
+ *	Registration fails if it is already going away. No reference is
+ *	held while registered: the module's exit must unregister, and
+ *	unregistering waits for the callbacks.
  * @alloc_shares: allocate shares for a group whose parent has @parent
  *	(NULL for the root) (required); may sleep. Return NULL on failure.
  * @free_shares: free what alloc_shares() returned (required); may sleep.
  *	A group's shares are freed only after those of all its descendants.
  * @shares_changed: a write changed @shares (after the change); may sleep.
+ *	The amounts of @shares' descendants may have changed too.
  * @show_stats: print statistics, each line starting with "res=NAME,".
  * @reset_stats: handle "res=NAME[,ARGS]" written to stats; @args is ""
  *	without ARGS. Return 0 or a negative errno.
@@ -89,13 +99,19 @@ enum res_group_event {
  *	held: must not sleep. @from != @to.
  * @can_fork: may refuse, with a negative errno, a fork into @shares.
  *	Must not sleep. If it returns 0, either cancel_fork() or a
- *	move_task(RES_GROUP_FORK) follows for the same @shares.
+ *	move_task(RES_GROUP_FORK) follows for the same @shares. Never
+ *	called for kernel threads: they join the root with a
+ *	move_task(RES_GROUP_ATTACH) and cannot be refused.
  * @cancel_fork: the fork can_fork() allowed failed. Must not sleep.
  * @list: private to res_groups.ko
  * @id: private to res_groups.ko
  *
- * Every callback runs with the framework holding references that keep
- * @shares alive. res_controller_unregister() returns once none runs.
+ * The framework's locks keep @shares alive during every callback:
+ * move_task(), can_fork() and cancel_fork() run under the fork semaphore
+ * or the group locks, the others under the framework's mutex, and shares
+ * are freed only with all of these held off. A task never gets a
+ * move_task(RES_GROUP_MOVE) before its move_task(RES_GROUP_FORK).
+ * res_controller_unregister() returns once no callback runs.
  */
 struct res_controller {
 	const char *name;
@@ -124,7 +140,9 @@ struct res_controller {
  * Allocates its shares in every existing group no deeper than @ctl->depth
  * and tells it of every task already in a group (RES_GROUP_ATTACH).
  *
- * Return: 0; -EINVAL for a bad @ctl; -EEXIST if a controller of that name
+ * Return: 0; -EINVAL for a bad @ctl (NULL, no name or a name with a space,
+ * comma or '=', no alloc_shares/free_shares, depth out of range, owner
+ * going away); -EEXIST if a controller of that name
  * is registered; -ENOSPC if RES_GROUP_MAX_CONTROLLERS are; -ENOMEM.
  */
 int res_controller_register(struct res_controller *ctl);
@@ -135,7 +153,8 @@ int res_controller_register(struct res_controller *ctl);
  *
  * Tells it every task leaves (RES_GROUP_DETACH), resets and frees its
  * shares in every group. Always succeeds; returns once no callback of
- * @ctl runs or can start.
+ * @ctl runs or can start. Does nothing for NULL or a controller that is
+ * not registered.
  */
 void res_controller_unregister(struct res_controller *ctl);
 

@@ -8,7 +8,9 @@
  *
  * Parameters: name, count (register that many: NAME0..), depth,
  * fail_fork (errno can_fork returns), no_max (max_shares UNSUPPORTED),
- * no_reset (no reset_stats). allocs/frees count shares (read-only).
+ * no_reset (no reset_stats), null_ctl (load fails with what registering
+ * and unregistering a NULL controller give), stats_pad (that many more stats lines, to
+ * make stats longer than a page). allocs/frees count shares (read-only).
  */
 #include <linux/atomic.h>
 #include <linux/module.h>
@@ -28,6 +30,10 @@ static bool no_max;
 module_param(no_max, bool, 0444);
 static bool no_reset;
 module_param(no_reset, bool, 0444);
+static bool null_ctl;
+module_param(null_ctl, bool, 0444);
+static int stats_pad;
+module_param(stats_pad, int, 0644);
 static atomic_t allocs = ATOMIC_INIT(0);
 module_param_named(allocs, allocs.counter, int, 0444);
 static atomic_t frees = ATOMIC_INIT(0);
@@ -92,6 +98,8 @@ static void tc_show(struct res_shares *s, struct seq_buf *sb)
 	seq_buf_printf(sb, ",changed=%d,min=%d,max=%d,divisor=%d\n",
 		       tc->changed, s->min_shares, s->max_shares,
 		       s->child_shares_divisor);
+	for (i = 0; i < READ_ONCE(stats_pad); i++)
+		seq_buf_printf(sb, "res=%s,pad=%d\n", tc->ctl->name, i);
 }
 
 /* Zero the event counts; "tasks" is state, not a statistic. */
@@ -144,6 +152,10 @@ static int __init tc_init(void)
 {
 	int i, ret;
 
+	if (null_ctl) {
+		res_controller_unregister(NULL);
+		return res_controller_register(NULL);
+	}
 	if (count < 1 || count > TC_MAX)
 		return -EINVAL;
 	for (i = 0; i < count; i++) {
@@ -178,6 +190,9 @@ static int __init tc_init(void)
 static void __exit tc_exit(void)
 {
 	int i;
+
+	if (null_ctl)
+		return;
 
 	for (i = count - 1; i >= 0; i--)
 		res_controller_unregister(&tc_ctls[i]);
