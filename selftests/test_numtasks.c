@@ -155,6 +155,7 @@ TEST_F(nt, total_numtasks_rejects_zero_and_below_the_tasks_counted)
 {
 	char before[32], after[32], val[32];
 	long held = NT("", "held");
+	int i, ret;
 
 	ASSERT_LT(1, held);
 	rg_read(TOTAL, before, sizeof(before));
@@ -167,6 +168,19 @@ TEST_F(nt, total_numtasks_rejects_zero_and_below_the_tasks_counted)
 	rg_read(TOTAL, after, sizeof(after));
 	EXPECT_STREQ(before, after);
 	EXPECT_EQ(1000, NT("", "limit"));
+	/*
+	 * One below the count is refused too. A kernel thread may exit
+	 * between our read and write: then the write may pass; try again.
+	 */
+	for (i = 0, ret = 0; i < 10 && ret != -EINVAL; i++) {
+		snprintf(val, sizeof(val), "%ld", NT("", "held") - 1);
+		ret = rg_write(TOTAL, val);
+		if (!ret)
+			rg_write(TOTAL, "1000");
+	}
+	EXPECT_EQ(-EINVAL, ret);
+	rg_read(TOTAL, after, sizeof(after));
+	EXPECT_STREQ(before, after);
 	ASSERT_EQ(0, rg_write(TOTAL, "2000"));
 	EXPECT_EQ(2000, NT("", "limit"));
 	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,max_shares=5"));
@@ -308,6 +322,47 @@ TEST_F(nt, limits_and_guarantees_follow_the_shares_at_every_level)
 	ASSERT_EQ(0, rg_set("b", "shares", "res=numtasks,max_shares=1000"));
 	EXPECT_EQ(2000, NT("b", "limit"));
 	EXPECT_EQ(0, add_kid());
+}
+
+/*
+ * A shares write changing a group's max and divisor together, racing
+ * with readers of the children's limit: each limit read is the old or
+ * the new one (here both are 5), never a mix of old max and new divisor
+ * (10) or the reverse (2).
+ */
+TEST_F_TIMEOUT(nt, limits_during_shares_writes_are_old_or_new, 120)
+{
+	static const char * const w[2] = {
+		"res=numtasks,max_shares=20,child_shares_divisor=20",
+		"res=numtasks,max_shares=10,child_shares_divisor=10",
+	};
+	int i, reads = 0, bad = 0, status;
+	long lim, alim;
+	pid_t writer;
+
+	ASSERT_EQ(0, rg_mkdir("a/c"));
+	ASSERT_EQ(0, rg_set("a", "shares", w[1]));
+	ASSERT_EQ(0, rg_set("a/c", "shares", "res=numtasks,max_shares=5"));
+	EXPECT_EQ(5, NT("a/c", "limit"));
+	writer = fork();
+	ASSERT_LE(0, writer);
+	if (writer == 0) {
+		for (i = 0; i < 2000; i++)
+			if (rg_set("a", "shares", w[i & 1]))
+				_exit(1);
+		_exit(0);
+	}
+	while (waitpid(writer, &status, WNOHANG) == 0) {
+		lim = NT("a/c", "limit");
+		alim = NT("a", "limit");
+		bad += lim != 5 || (alim != 10 && alim != 20);
+		reads++;
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	TH_LOG("%d reads during the writes", reads);
+	EXPECT_LT(0, reads);
+	EXPECT_EQ(0, bad);
 }
 
 /* insmod checks total_numtasks as a write would: below the count, EINVAL. */
