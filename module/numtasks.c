@@ -1,28 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * numtasks: limits and guarantees the number of tasks (processes and
- * threads) of each resource group (SPEC section 7).
+ * threads) of each resource group (docs/res_groups.rst, "The numtasks
+ * controller").
  *
- * Each group has own (its tasks) and held (its and its descendants'
- * tasks). Its effective use is own plus, for each child, the larger of the
- * child's held and the child's guarantee: a guarantee not used is still
- * reserved. A fork into G is refused if it would take the effective use of
- * G or of an ancestor above its limit. Limits and guarantees are computed
- * from the shares when needed, so a shares write takes effect at once.
+ * Each group has held (tasks in it and all its descendants) and eff, its
+ * effective use: its own tasks plus, for each child C, max(held(C),
+ * guarantee(C)), so an unused guarantee stays reserved. Both are running
+ * counts: a task entering or leaving G changes held by one in G and every
+ * ancestor, and eff by one in G and in each ancestor A whose child C on
+ * the path has held(C) above (or, entering, at least) guarantee(C). A
+ * fork into G is refused if afterwards eff(A) > limit(A) for G or any
+ * ancestor A, whether or not the fork raises eff(A).
  *
- * Locking: nt_lock protects every counter and the children lists. It is
- * the innermost lock (taken under the framework's group locks in
- * move_task). A single lock makes the check-and-charge along a fork's
- * path of ancestors atomic, so concurrent forks never overshoot a limit;
- * it is held for O(depth * children) steps, not across any sleep.
- * Share values are written under the framework's mutex and read here with
- * READ_ONCE(): a fork racing with a shares write sees the old or the new.
+ * Limits and guarantees (abs_max, abs_min) are worked out under nt_mutex
+ * whenever shares or total_numtasks change, and kept as one int each
+ * (limit, guarantee): the fork path reads one word per group, so it sees
+ * each group's old or new limit, never a mix of old and new shares.
+ *
+ * Locking, outermost first:
+ * - nt_mutex: the children lists, our copies of the shares (min, max,
+ *   divisor) and the writing of limit and guarantee. Taken in
+ *   alloc_shares, free_shares, shares_changed (under the framework's
+ *   mutex) and by total_numtasks writes. Never on the fork/exit path.
+ * - nt_group.lock, one per group. The fork and exit path (and moves)
+ *   lock the group itself, then its ancestors upwards, deepest first
+ *   (lockdep subclass = depth), except the root's when the task is not in
+ *   the root itself: no lock is common to all forks. A group's lock
+ *   orders every change of its held with the matching change of its
+ *   parent's eff, and with changes of its guarantee (which move the
+ *   parent's eff too), so eff is always exact once a change completes.
+ *   It also covers the fork-rate state of the group.
+ * - held, eff, maxheld, minheld and the fail counts are atomics: a
+ *   parent's eff is changed under each child's lock, the root's held and
+ *   eff under no common lock. A fork raises eff level by level with a
+ *   cmpxchg that never goes past the limit, and takes the raise back if
+ *   a level above refuses: eff never undercounts, so concurrent forks
+ *   never overshoot; the fork path is O(depth).
+ * These locks are innermost: move_task runs under the framework's group
+ * spinlocks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/res_group.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
@@ -33,53 +57,73 @@
  * struct nt_group - numtasks state of one group
  * @shares: the framework's part
  * @parent: the parent group's state, NULL at the root
- * @children: child groups' states (nt_lock)
- * @sibling: entry in the parent's @children (nt_lock)
- * @own: tasks counted in this group itself
+ * @children: child groups' states (nt_mutex)
+ * @sibling: entry in the parent's @children (nt_mutex)
+ * @depth: the group's depth (lockdep subclass of @lock)
+ * @min: min_shares as last told (nt_mutex)
+ * @max: max_shares as last told (nt_mutex)
+ * @divisor: child_shares_divisor as last told (nt_mutex)
+ * @limit: abs_max (written under nt_mutex, read locklessly)
+ * @guarantee: abs_min (written under nt_mutex and @lock)
+ * @lock: see the top of this file
  * @held: tasks counted here and in all descendants
+ * @eff: effective use
  * @maxheld: highest @held since load or reset
  * @minheld: lowest @held since load or reset
  * @failcnt: forks refused here for a limit
  * @forkrate_failcnt: forks refused here for the fork rate
- * @rate_start: start of the current fork-rate interval (jiffies)
- * @rate_count: forks allowed in the current interval
+ * @rate_start: start of the current fork-rate interval, jiffies (@lock)
+ * @rate_count: forks allowed in the current interval (@lock)
  */
 struct nt_group {
 	struct res_shares shares;
 	struct nt_group *parent;
 	struct list_head children;
 	struct list_head sibling;
-	int own;
-	int held;
-	int maxheld;
-	int minheld;
-	unsigned long failcnt;
-	unsigned long forkrate_failcnt;
+	int depth;
+	int min;
+	int max;
+	int divisor;
+	int limit;
+	int guarantee;
+	spinlock_t lock;	/* see the top of this file */
+	atomic_t held;
+	atomic_t eff;
+	atomic_t maxheld;
+	atomic_t minheld;
+	atomic_long_t failcnt;
+	atomic_long_t forkrate_failcnt;
 	unsigned long rate_start;
 	unsigned int rate_count;
 };
 
-static DEFINE_SPINLOCK(nt_lock);
-static struct nt_group *nt_root;	/* nt_lock */
+static DEFINE_MUTEX(nt_mutex);
+static struct nt_group *nt_root;	/* nt_mutex */
+/* Limits are enforced once the load has checked total_numtasks. */
+static bool nt_enforce;
 
 /* No system runs more tasks than it has pids: never the tighter limit. */
 static int total_numtasks = PID_MAX_LIMIT;
 static unsigned int forkrate;
 static unsigned int forkrate_interval = 1;
 
+static void nt_derive(struct nt_group *g);
+
 static int nt_total_set(const char *val, const struct kernel_param *kp)
 {
-	int v, ret;
+	int v, ret = 0;
 
-	ret = kstrtoint(val, 10, &v);
-	if (ret)
+	if (kstrtoint(val, 10, &v) || v < 1)
 		return -EINVAL;
-	spin_lock(&nt_lock);
-	if (v < 1 || (nt_root && v < nt_root->held))
+	mutex_lock(&nt_mutex);
+	if (nt_root && v < atomic_read(&nt_root->held)) {
 		ret = -EINVAL;
-	else
+	} else {
 		WRITE_ONCE(total_numtasks, v);
-	spin_unlock(&nt_lock);
+		if (nt_root)
+			nt_derive(nt_root);
+	}
+	mutex_unlock(&nt_mutex);
 	return ret;
 }
 
@@ -88,118 +132,203 @@ static const struct kernel_param_ops nt_total_ops = {
 	.get = param_get_int,
 };
 
+/* 0 would turn the rate limit off unasked; jiffies must not wrap. */
+static int nt_interval_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 10, &v) || v < 1 || v > MAX_JIFFY_OFFSET / HZ)
+		return -EINVAL;
+	WRITE_ONCE(forkrate_interval, v);
+	return 0;
+}
+
+static const struct kernel_param_ops nt_interval_ops = {
+	.set = nt_interval_set,
+	.get = param_get_uint,
+};
+
 module_param_cb(total_numtasks, &nt_total_ops, &total_numtasks, 0644);
 MODULE_PARM_DESC(total_numtasks,
 		 "Tasks of the whole system: the root's limit and guarantee (default PID_MAX_LIMIT)");
 module_param(forkrate, uint, 0644);
 MODULE_PARM_DESC(forkrate, "Forks allowed per interval and group (0: no limit)");
-module_param(forkrate_interval, uint, 0644);
-MODULE_PARM_DESC(forkrate_interval, "The fork-rate interval, in seconds");
+module_param_cb(forkrate_interval, &nt_interval_ops, &forkrate_interval, 0644);
+MODULE_PARM_DESC(forkrate_interval, "The fork-rate interval, in seconds (at least 1)");
 
 static struct nt_group *to_nt(struct res_shares *s)
 {
 	return container_of(s, struct nt_group, shares);
 }
 
-/* A child's share of its parent's amount @parent_amount; rounded down. */
-static long long nt_part(long long parent_amount, int numerator,
-			 struct nt_group *parent)
+/* @num / @div of @amount, rounded down. */
+static int nt_part(int amount, int num, int div)
 {
-	int div = READ_ONCE(parent->shares.child_shares_divisor);
-
-	return div > 0 ? parent_amount * numerator / div : 0;
-}
-
-/* abs_max and abs_min of @g from its parent's @pmax and @pmin (SPEC 7). */
-static void nt_abs_from(struct nt_group *g, long long pmax, long long pmin,
-			long long *amax, long long *amin)
-{
-	int max = READ_ONCE(g->shares.max_shares);
-	int min = READ_ONCE(g->shares.min_shares);
-
-	*amax = max >= 0 ? nt_part(pmax, max, g->parent) : pmax;
-	*amin = min >= 0 ? nt_part(pmin, min, g->parent) : 0;
-}
-
-/* The absolute limit (abs_max) and guarantee (abs_min) of @g. */
-static void nt_abs(struct nt_group *g, long long *amax, long long *amin)
-{
-	long long pmax, pmin;
-
-	if (!g->parent) {
-		*amax = READ_ONCE(total_numtasks);
-		*amin = *amax;
-		return;
-	}
-	nt_abs(g->parent, &pmax, &pmin);
-	nt_abs_from(g, pmax, pmin, amax, amin);
-}
-
-/* Effective use of @g, whose guarantee is @amin: own + reserved children. */
-static long long nt_eff(struct nt_group *g, long long amin)
-{
-	long long eff = g->own, cmin;
-	struct nt_group *c;
-	int min;
-
-	list_for_each_entry(c, &g->children, sibling) {
-		min = READ_ONCE(c->shares.min_shares);
-		cmin = min >= 0 ? nt_part(amin, min, g) : 0;
-		eff += max_t(long long, c->held, cmin);
-	}
-	return eff;
-}
-
-/* Count one more (@delta 1) or one less (-1) task in @g. */
-static void nt_count(struct nt_group *g, int delta)
-{
-	g->own += delta;
-	for (; g; g = g->parent) {
-		g->held += delta;
-		g->maxheld = max(g->maxheld, g->held);
-		g->minheld = min(g->minheld, g->held);
-	}
+	return div > 0 ? min_t(s64, (s64)amount * num / div, INT_MAX) : 0;
 }
 
 /*
- * Would one more task in @g0 keep every level within its limit? A level
- * above a child C gains effective use only if C's held already covers
- * C's guarantee; otherwise the task uses C's reserved part. The fork
- * path: limits and guarantees are worked out once, from the root down,
- * so the walk is O(depth) and not O(depth^2).
+ * Set @g's guarantee to @amin, moving its parent's eff by the change of
+ * max(held, guarantee). Caller holds nt_mutex.
  */
-static bool nt_fits(struct nt_group *g0)
+static void nt_set_guarantee(struct nt_group *g, int amin)
 {
-	struct nt_group *path[RES_GROUP_MAX_DEPTH + 1], *g;
-	long long amax[RES_GROUP_MAX_DEPTH + 1], amin[RES_GROUP_MAX_DEPTH + 1];
-	int n = 0, i;
+	int held, old;
 
-	for (g = g0; g; g = g->parent) {
-		/* The framework gives shares down to ctl->depth only. */
-		if (WARN_ON_ONCE(n == ARRAY_SIZE(path)))
-			return false;
-		path[n++] = g;
+	spin_lock_nested(&g->lock, g->depth);
+	old = g->guarantee;
+	held = atomic_read(&g->held);
+	if (g->parent)
+		atomic_add(max(held, amin) - max(held, old), &g->parent->eff);
+	WRITE_ONCE(g->guarantee, amin);
+	spin_unlock(&g->lock);
+}
+
+/*
+ * Work out limit and guarantee of @g and its subtree from @g's parent's,
+ * which are up to date. Caller holds nt_mutex.
+ */
+static void nt_derive(struct nt_group *g)
+{
+	struct nt_group *p = g->parent, *c;
+	int limit, amin;
+
+	if (!p) {
+		limit = READ_ONCE(total_numtasks);
+		amin = limit;
+	} else {
+		limit = g->max >= 0 ? nt_part(p->limit, g->max, p->divisor) :
+				      p->limit;
+		amin = g->min >= 0 ? nt_part(p->guarantee, g->min, p->divisor) :
+				     0;
 	}
-	amax[n - 1] = READ_ONCE(total_numtasks);
-	amin[n - 1] = amax[n - 1];
-	for (i = n - 2; i >= 0; i--)
-		nt_abs_from(path[i], amax[i + 1], amin[i + 1], &amax[i],
-			    &amin[i]);
-	for (i = 0; i < n; i++)
-		if ((!i || path[i - 1]->held >= amin[i - 1]) &&
-		    nt_eff(path[i], amin[i]) + 1 > amax[i])
+	WRITE_ONCE(g->limit, limit);
+	nt_set_guarantee(g, amin);
+	list_for_each_entry(c, &g->children, sibling)
+		nt_derive(c);
+}
+
+/* Add @delta to @g's held, keeping maxheld and minheld. */
+static void nt_held_add(struct nt_group *g, int delta)
+{
+	int h = atomic_add_return(delta, &g->held);
+	atomic_t *m = delta > 0 ? &g->maxheld : &g->minheld;
+	int old = atomic_read(m);
+
+	do {
+		if (delta > 0 ? h <= old : h >= old)
+			return;
+	} while (!atomic_try_cmpxchg(m, &old, h));
+}
+
+/*
+ * Raise @g's eff by @d (0 or 1). With @check, only if it then stays
+ * within the limit (for @d 0: if it is within now).
+ */
+static bool nt_eff_add(struct nt_group *g, int d, bool check)
+{
+	int limit = READ_ONCE(g->limit);
+	int old = atomic_read(&g->eff);
+
+	if (!check) {
+		atomic_add(d, &g->eff);
+		return true;
+	}
+	do {
+		if (old + d > limit)
 			return false;
+	} while (d && !atomic_try_cmpxchg(&g->eff, &old, old + d));
 	return true;
 }
 
-/* The fork-rate limit of @g; caller holds nt_lock. */
+static bool nt_charge_parent(struct nt_group *p, int d, bool check);
+
+/*
+ * One more task in @g's subtree, @d (0 or 1) more effective use of @g;
+ * @check: refuse (false) if a limit of @g or above would be exceeded,
+ * and then change nothing. Caller holds @g->lock, unless @g is the root
+ * and the task is not its own.
+ */
+static bool nt_charge_at(struct nt_group *g, int d, bool check)
+{
+	bool ok = true;
+
+	if (!nt_eff_add(g, d, check))
+		return false;
+	if (g->parent)
+		ok = nt_charge_parent(g->parent, atomic_read(&g->held) >=
+				      g->guarantee, check);
+	if (ok)
+		nt_held_add(g, 1);
+	else
+		atomic_sub(d, &g->eff);
+	return ok;
+}
+
+/* nt_charge_at() for @p, a parent on the path, locked unless the root. */
+static bool nt_charge_parent(struct nt_group *p, int d, bool check)
+{
+	bool ok;
+
+	if (!p->parent)
+		return nt_charge_at(p, d, check);
+	spin_lock_nested(&p->lock, p->depth);
+	ok = nt_charge_at(p, d, check);
+	spin_unlock(&p->lock);
+	return ok;
+}
+
+static void nt_uncharge_parent(struct nt_group *p, int d);
+
+/* Undo nt_charge_at(); same locking. */
+static void nt_uncharge_at(struct nt_group *g, int d)
+{
+	if (g->parent)
+		nt_uncharge_parent(g->parent, atomic_read(&g->held) >
+				   g->guarantee);
+	atomic_sub(d, &g->eff);
+	nt_held_add(g, -1);
+}
+
+static void nt_uncharge_parent(struct nt_group *p, int d)
+{
+	if (!p->parent) {
+		nt_uncharge_at(p, d);
+		return;
+	}
+	spin_lock_nested(&p->lock, p->depth);
+	nt_uncharge_at(p, d);
+	spin_unlock(&p->lock);
+}
+
+/* A task enters @g; @check as for nt_charge_at(). */
+static bool nt_charge(struct nt_group *g, bool check)
+{
+	bool ok;
+
+	spin_lock_nested(&g->lock, g->depth);
+	ok = nt_charge_at(g, 1, check);
+	spin_unlock(&g->lock);
+	return ok;
+}
+
+/* A task leaves @g. */
+static void nt_uncharge(struct nt_group *g)
+{
+	spin_lock_nested(&g->lock, g->depth);
+	nt_uncharge_at(g, 1);
+	spin_unlock(&g->lock);
+}
+
+/* The fork-rate limit of @g; caller holds @g->lock. */
 static bool nt_rate_ok(struct nt_group *g)
 {
 	unsigned int rate = READ_ONCE(forkrate);
-	unsigned long interval = READ_ONCE(forkrate_interval) * HZ;
+	unsigned long interval;
 
 	if (!rate)
 		return true;
+	interval = (unsigned long)READ_ONCE(forkrate_interval) * HZ;
 	if (time_after_eq(jiffies, g->rate_start + interval)) {
 		g->rate_start = jiffies;
 		g->rate_count = 0;
@@ -210,68 +339,75 @@ static bool nt_rate_ok(struct nt_group *g)
 static int nt_can_fork(struct res_shares *s)
 {
 	struct nt_group *g = to_nt(s);
+	bool check = READ_ONCE(nt_enforce);
 	int ret = 0;
 
-	spin_lock(&nt_lock);
-	if (!nt_rate_ok(g)) {
-		g->forkrate_failcnt++;
+	spin_lock_nested(&g->lock, g->depth);
+	if (check && !nt_rate_ok(g)) {
+		atomic_long_inc(&g->forkrate_failcnt);
 		ret = -EAGAIN;
-	} else if (!nt_fits(g)) {
-		g->failcnt++;
+	} else if (!nt_charge_at(g, 1, check)) {
+		atomic_long_inc(&g->failcnt);
 		ret = -EAGAIN;
 	} else {
 		g->rate_count++;
-		nt_count(g, 1);
 	}
-	spin_unlock(&nt_lock);
+	spin_unlock(&g->lock);
 	return ret;
 }
 
 static void nt_cancel_fork(struct res_shares *s)
 {
-	spin_lock(&nt_lock);
-	nt_count(to_nt(s), -1);
-	spin_unlock(&nt_lock);
+	struct nt_group *g = to_nt(s);
+
+	spin_lock_nested(&g->lock, g->depth);
+	nt_uncharge_at(g, 1);
+	/* Not if the interval restarted since: it did not count there. */
+	if (g->rate_count)
+		g->rate_count--;
+	spin_unlock(&g->lock);
 }
 
-/* Moves are never refused; a fork was counted by nt_can_fork(). */
+/*
+ * Moves are never refused, nor are tasks that join without a can_fork()
+ * (kernel threads, tasks there at registration); a fork was charged by
+ * nt_can_fork().
+ */
 static void nt_move_task(struct task_struct *tsk, struct res_shares *from,
 			 struct res_shares *to, enum res_group_event event)
 {
-	spin_lock(&nt_lock);
 	if (from)
-		nt_count(to_nt(from), -1);
+		nt_uncharge(to_nt(from));
 	if (to && event != RES_GROUP_FORK)
-		nt_count(to_nt(to), 1);
-	spin_unlock(&nt_lock);
+		nt_charge(to_nt(to), false);
 }
 
 static void nt_show_stats(struct res_shares *s, struct seq_buf *sb)
 {
 	struct nt_group *g = to_nt(s);
-	long long amax, amin;
+	int held = atomic_read(&g->held);
 
-	spin_lock(&nt_lock);
-	nt_abs(g, &amax, &amin);
+	/* held may have moved since: never show it outside [min, max]. */
 	seq_buf_printf(sb,
-		       "res=numtasks,held=%d,maxheld=%d,minheld=%d,limit=%lld,guarantee=%lld,failcnt=%lu,forkrate_failcnt=%lu\n",
-		       g->held, g->maxheld, g->minheld, amax, amin, g->failcnt,
-		       g->forkrate_failcnt);
-	spin_unlock(&nt_lock);
+		       "res=numtasks,held=%d,maxheld=%d,minheld=%d,limit=%d,guarantee=%d,failcnt=%lu,forkrate_failcnt=%lu\n",
+		       held, max(atomic_read(&g->maxheld), held),
+		       min(atomic_read(&g->minheld), held),
+		       READ_ONCE(g->limit), READ_ONCE(g->guarantee),
+		       atomic_long_read(&g->failcnt),
+		       atomic_long_read(&g->forkrate_failcnt));
 }
 
 static int nt_reset_stats(struct res_shares *s, const char *args)
 {
 	struct nt_group *g = to_nt(s);
+	int held = atomic_read(&g->held);
 
 	if (*args)
 		return -EINVAL;
-	spin_lock(&nt_lock);
-	g->maxheld = g->held;
-	g->minheld = g->held;
-	g->failcnt = 0;
-	g->forkrate_failcnt = 0;
-	spin_unlock(&nt_lock);
+	atomic_set(&g->maxheld, held);
+	atomic_set(&g->minheld, held);
+	atomic_long_set(&g->failcnt, 0);
+	atomic_long_set(&g->forkrate_failcnt, 0);
 	return 0;
 }
 
@@ -283,15 +419,22 @@ static struct res_shares *nt_alloc_shares(struct res_controller *ctl,
 	if (!g)
 		return NULL;
 	INIT_LIST_HEAD(&g->children);
+	spin_lock_init(&g->lock);
 	g->rate_start = jiffies;
-	spin_lock(&nt_lock);
+	/* The framework gives every new group these defaults. */
+	g->min = RES_SHARES_DONT_CARE;
+	g->max = RES_SHARES_DONT_CARE;
+	g->divisor = RES_SHARES_DEFAULT_DIVISOR;
+	mutex_lock(&nt_mutex);
 	if (parent) {
 		g->parent = to_nt(parent);
+		g->depth = g->parent->depth + 1;
 		list_add_tail(&g->sibling, &g->parent->children);
 	} else {
 		nt_root = g;
 	}
-	spin_unlock(&nt_lock);
+	nt_derive(g);
+	mutex_unlock(&nt_mutex);
 	return &g->shares;
 }
 
@@ -299,14 +442,28 @@ static void nt_free_shares(struct res_shares *s)
 {
 	struct nt_group *g = to_nt(s);
 
-	spin_lock(&nt_lock);
-	/* Children are freed first: the parent is still there. */
+	mutex_lock(&nt_mutex);
+	/* No task counts here any more; children are freed first. */
+	WARN_ON_ONCE(atomic_read(&g->held));
+	nt_set_guarantee(g, 0);
 	if (g->parent)
 		list_del(&g->sibling);
 	if (g == nt_root)
 		nt_root = NULL;
-	spin_unlock(&nt_lock);
+	mutex_unlock(&nt_mutex);
 	kfree(g);
+}
+
+static void nt_shares_changed(struct res_shares *s)
+{
+	struct nt_group *g = to_nt(s);
+
+	mutex_lock(&nt_mutex);
+	g->min = s->min_shares;
+	g->max = s->max_shares;
+	g->divisor = s->child_shares_divisor;
+	nt_derive(g);
+	mutex_unlock(&nt_mutex);
 }
 
 static struct res_controller numtasks_ctl = {
@@ -315,6 +472,7 @@ static struct res_controller numtasks_ctl = {
 	.owner		= THIS_MODULE,
 	.alloc_shares	= nt_alloc_shares,
 	.free_shares	= nt_free_shares,
+	.shares_changed	= nt_shares_changed,
 	.show_stats	= nt_show_stats,
 	.reset_stats	= nt_reset_stats,
 	.move_task	= nt_move_task,
@@ -322,9 +480,29 @@ static struct res_controller numtasks_ctl = {
 	.cancel_fork	= nt_cancel_fork,
 };
 
+/*
+ * total_numtasks given to insmod is checked like a write at run time,
+ * once registration has counted the tasks; until then nothing is refused.
+ */
 static int __init numtasks_init(void)
 {
-	return res_controller_register(&numtasks_ctl);
+	int ret = res_controller_register(&numtasks_ctl);
+	int held;
+
+	if (ret)
+		return ret;
+	mutex_lock(&nt_mutex);
+	held = atomic_read(&nt_root->held);
+	if (total_numtasks >= held)
+		WRITE_ONCE(nt_enforce, true);
+	mutex_unlock(&nt_mutex);
+	if (!READ_ONCE(nt_enforce)) {
+		pr_err("total_numtasks=%d is below the %d tasks counted\n",
+		       total_numtasks, held);
+		res_controller_unregister(&numtasks_ctl);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void __exit numtasks_exit(void)

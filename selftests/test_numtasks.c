@@ -22,6 +22,8 @@
 #define FORKRATE "/sys/module/numtasks/parameters/forkrate"
 #define FORKRATE_INTERVAL "/sys/module/numtasks/parameters/forkrate_interval"
 #define MAXKIDS 256
+#define KTHREAD_SPAWN "/sys/module/rg_kthread/parameters/spawn"
+#define TEST_CTL_FAIL "/sys/module/rg_test_ctl/parameters/fail_fork"
 
 /* Sleeping children this test forked (each test runs in its own process). */
 static struct {
@@ -55,6 +57,8 @@ FIXTURE_TEARDOWN(nt)
 	rg_move("", getpid());
 	rg_remove_all_groups();
 	rg_unload_all();
+	if (rg_module_loaded("rg_kthread"))
+		rg_rmmod("rg_kthread");
 }
 
 #define NT(g, key)	rg_get(g, "stats", "numtasks", key)
@@ -151,6 +155,7 @@ TEST_F(nt, total_numtasks_rejects_zero_and_below_the_tasks_counted)
 {
 	char before[32], after[32], val[32];
 	long held = NT("", "held");
+	int i, ret;
 
 	ASSERT_LT(1, held);
 	rg_read(TOTAL, before, sizeof(before));
@@ -163,10 +168,300 @@ TEST_F(nt, total_numtasks_rejects_zero_and_below_the_tasks_counted)
 	rg_read(TOTAL, after, sizeof(after));
 	EXPECT_STREQ(before, after);
 	EXPECT_EQ(1000, NT("", "limit"));
+	/*
+	 * One below the count is refused too. A kernel thread may exit
+	 * between our read and write: then the write may pass; try again.
+	 */
+	for (i = 0, ret = 0; i < 10 && ret != -EINVAL; i++) {
+		snprintf(val, sizeof(val), "%ld", NT("", "held") - 1);
+		ret = rg_write(TOTAL, val);
+		if (!ret)
+			rg_write(TOTAL, "1000");
+	}
+	EXPECT_EQ(-EINVAL, ret);
+	rg_read(TOTAL, after, sizeof(after));
+	EXPECT_STREQ(before, after);
 	ASSERT_EQ(0, rg_write(TOTAL, "2000"));
 	EXPECT_EQ(2000, NT("", "limit"));
 	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,max_shares=5"));
 	EXPECT_EQ(10, NT("a", "limit"));
+}
+
+/* Move @n sleeping children of ours (forked in the root) into @group. */
+static int move_kids(const char *group, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (add_kid() || rg_move(group, kids.pid[kids.n - 1]))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * A group over its limit (by moves) refuses forks in its whole subtree,
+ * even a fork that would only use a child's unused guarantee.
+ */
+TEST_F(nt, over_limit_group_refuses_forks_in_its_whole_subtree)
+{
+	int i, err;
+
+	ASSERT_EQ(0, rg_mkdir("a/c"));
+	ASSERT_EQ(0, rg_mkdir("a/c/d"));
+	ASSERT_EQ(0, rg_set("a", "shares",
+			    "res=numtasks,min_shares=10,max_shares=10,child_shares_divisor=10"));
+	ASSERT_EQ(0, rg_set("a/c", "shares", "res=numtasks,min_shares=5"));
+	EXPECT_EQ(5, NT("a/c", "guarantee"));
+	EXPECT_EQ(10, NT("a/c", "limit"));
+	/* 11 children and us: 12 tasks in a, moves are never refused. */
+	ASSERT_EQ(0, move_kids("a", 11));
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	EXPECT_EQ(12, NT("a", "held"));
+	EXPECT_EQ(-EAGAIN, add_kid());
+	EXPECT_EQ(1, NT("a", "failcnt"));
+	/* a/c has 4 of its guarantee unused, but a is over its limit. */
+	ASSERT_EQ(0, rg_move("a/c", getpid()));
+	EXPECT_EQ(-EAGAIN, add_kid());
+	EXPECT_EQ(1, NT("a/c", "failcnt"));
+	ASSERT_EQ(0, rg_move("a/c/d", getpid()));
+	EXPECT_EQ(-EAGAIN, add_kid());
+	EXPECT_EQ(1, NT("a/c/d", "failcnt"));
+	EXPECT_EQ(12, NT("a", "held"));
+	EXPECT_EQ(12, NT("a", "maxheld"));
+	/*
+	 * Down to 4 own tasks in a: eff(a) = 4 + max(1, 5) = 9. a/c's
+	 * subtree may then grow to 6 (eff 10), not further.
+	 */
+	for (i = 0; i < 7; i++) {
+		rg_kill(kids.pid[i]);
+		kids.pid[i] = -1;
+	}
+	EXPECT_EQ(5, NT("a", "held"));
+	EXPECT_EQ(5, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_EQ(6, NT("a/c", "held"));
+	EXPECT_EQ(10, NT("a", "held"));
+	/* a's own tasks may not fork either: a is at its limit. */
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	EXPECT_EQ(-EAGAIN, add_kid());
+}
+
+/* A removed group's guarantee is no longer reserved in its parent. */
+TEST_F(nt, removed_group_gives_back_its_guarantee)
+{
+	int err;
+
+	ASSERT_EQ(0, rg_mkdir("a/x"));
+	ASSERT_EQ(0, rg_set("a", "shares",
+			    "res=numtasks,max_shares=10,child_shares_divisor=10"));
+	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,min_shares=10"));
+	ASSERT_EQ(0, rg_set("a/x", "shares", "res=numtasks,min_shares=4"));
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	EXPECT_EQ(5, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	/* A guarantee lowered, then the group removed: room at once. */
+	ASSERT_EQ(0, rg_set("a/x", "shares", "res=numtasks,min_shares=2"));
+	EXPECT_EQ(2, fill(&err));
+	ASSERT_EQ(0, rg_rmdir("a/x"));
+	EXPECT_EQ(2, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_EQ(10, NT("a", "held"));
+	/* A guarantee raised over tasks already there: no fork fits. */
+	ASSERT_EQ(0, rg_mkdir("a/y"));
+	ASSERT_EQ(0, rg_set("a/y", "shares", "res=numtasks,min_shares=1"));
+	EXPECT_EQ(-EAGAIN, add_kid());
+}
+
+/* Limits and guarantees of every value class, at every level. */
+TEST_F(nt, limits_and_guarantees_follow_the_shares_at_every_level)
+{
+	ASSERT_EQ(0, rg_mkdir("a/x"));
+	ASSERT_EQ(0, rg_mkdir("a/x/y"));
+	/* DONT_CARE everywhere: the root's amount, no guarantee. */
+	EXPECT_EQ(1000, NT("a/x/y", "limit"));
+	EXPECT_EQ(0, NT("a/x/y", "guarantee"));
+	EXPECT_EQ(1000, NT("", "guarantee"));
+	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,max_shares=100"));
+	ASSERT_EQ(0, rg_set("a/x", "shares", "res=numtasks,max_shares=50"));
+	EXPECT_EQ(100, NT("a", "limit"));
+	EXPECT_EQ(50, NT("a/x", "limit"));
+	EXPECT_EQ(50, NT("a/x/y", "limit"));
+	/* A parent's divisor and max reach the whole subtree. */
+	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,child_shares_divisor=200"));
+	EXPECT_EQ(25, NT("a/x", "limit"));
+	EXPECT_EQ(25, NT("a/x/y", "limit"));
+	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,max_shares=200"));
+	EXPECT_EQ(50, NT("a/x/y", "limit"));
+	/* Guarantees come from the parent's guarantee, not its limit. */
+	ASSERT_EQ(0, rg_set("a/x", "shares", "res=numtasks,min_shares=50"));
+	EXPECT_EQ(0, NT("a/x", "guarantee"));
+	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,min_shares=100"));
+	EXPECT_EQ(100, NT("a", "guarantee"));
+	EXPECT_EQ(25, NT("a/x", "guarantee"));
+	EXPECT_EQ(0, NT("a/x/y", "guarantee"));
+	ASSERT_EQ(0, rg_set("a/x", "shares", "res=numtasks,child_shares_divisor=3"));
+	ASSERT_EQ(0, rg_set("a/x/y", "shares", "res=numtasks,min_shares=1,max_shares=1"));
+	EXPECT_EQ(8, NT("a/x/y", "guarantee"));	/* 25 / 3, rounded down */
+	EXPECT_EQ(16, NT("a/x/y", "limit"));		/* 50 / 3 */
+	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,min_shares=-3"));
+	EXPECT_EQ(0, NT("a/x", "guarantee"));
+	EXPECT_EQ(0, NT("a/x/y", "guarantee"));
+	/* total_numtasks reaches every level. */
+	ASSERT_EQ(0, rg_write(TOTAL, "2000"));
+	EXPECT_EQ(400, NT("a", "limit"));
+	EXPECT_EQ(33, NT("a/x/y", "limit"));
+	/* max_shares=0: no fork at all, but moves in still succeed. */
+	ASSERT_EQ(0, rg_set("b", "shares", "res=numtasks,min_shares=0,max_shares=0"));
+	EXPECT_EQ(0, NT("b", "limit"));
+	EXPECT_EQ(0, NT("b", "guarantee"));
+	ASSERT_EQ(0, rg_move("b", getpid()));
+	EXPECT_EQ(1, NT("b", "held"));
+	EXPECT_EQ(-EAGAIN, add_kid());
+	/* Limit equal to the parent's: the root's whole amount. */
+	ASSERT_EQ(0, rg_set("b", "shares", "res=numtasks,max_shares=1000"));
+	EXPECT_EQ(2000, NT("b", "limit"));
+	EXPECT_EQ(0, add_kid());
+}
+
+/*
+ * A shares write changing a group's max and divisor together, racing
+ * with readers of the children's limit: each limit read is the old or
+ * the new one (here both are 5), never a mix of old max and new divisor
+ * (10) or the reverse (2).
+ */
+TEST_F_TIMEOUT(nt, limits_during_shares_writes_are_old_or_new, 120)
+{
+	static const char * const w[2] = {
+		"res=numtasks,max_shares=20,child_shares_divisor=20",
+		"res=numtasks,max_shares=10,child_shares_divisor=10",
+	};
+	int i, reads = 0, bad = 0, status;
+	long lim, alim;
+	pid_t writer;
+
+	ASSERT_EQ(0, rg_mkdir("a/c"));
+	ASSERT_EQ(0, rg_set("a", "shares", w[1]));
+	ASSERT_EQ(0, rg_set("a/c", "shares", "res=numtasks,max_shares=5"));
+	EXPECT_EQ(5, NT("a/c", "limit"));
+	writer = fork();
+	ASSERT_LE(0, writer);
+	if (writer == 0) {
+		for (i = 0; i < 2000; i++)
+			if (rg_set("a", "shares", w[i & 1]))
+				_exit(1);
+		_exit(0);
+	}
+	while (waitpid(writer, &status, WNOHANG) == 0) {
+		lim = NT("a/c", "limit");
+		alim = NT("a", "limit");
+		bad += lim != 5 || (alim != 10 && alim != 20);
+		reads++;
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	TH_LOG("%d reads during the writes", reads);
+	EXPECT_LT(0, reads);
+	EXPECT_EQ(0, bad);
+}
+
+/* insmod checks total_numtasks as a write would: below the count, EINVAL. */
+TEST_F(nt, insmod_with_total_below_the_tasks_counted_fails)
+{
+	char val[64];
+	long held = NT("", "held");
+
+	ASSERT_LT(1, held);
+	ASSERT_EQ(0, add_kid());
+	ASSERT_EQ(0, rg_move("a", kids.pid[0]));
+	ASSERT_EQ(0, rg_rmmod("numtasks"));
+	/* Kernel threads may come and go: well below, then well above. */
+	snprintf(val, sizeof(val), "total_numtasks=%ld", held / 2);
+	EXPECT_EQ(-EINVAL, rg_insmod("module/numtasks.ko", val));
+	EXPECT_FALSE(rg_module_loaded("numtasks"));
+	EXPECT_EQ(-EINVAL, rg_insmod("module/numtasks.ko", "total_numtasks=0"));
+	EXPECT_FALSE(rg_module_loaded("numtasks"));
+	/* Nothing is refused meanwhile: we can fork. */
+	ASSERT_EQ(0, add_kid());
+	snprintf(val, sizeof(val), "total_numtasks=%ld", held + 100);
+	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", val));
+	EXPECT_EQ(held + 100, NT("", "limit"));
+	EXPECT_EQ(1, NT("a", "held"));
+}
+
+/* Kernel threads are counted in the root, and never refused. */
+TEST_F(nt, kernel_threads_are_never_refused)
+{
+	char val[32];
+	int i, full = 0;
+	long held = 0;
+
+	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_kthread.ko", NULL));
+	/* The root exactly at its limit: our own fork is refused. */
+	for (i = 0; i < 20 && !full; i++) {
+		held = NT("", "held");
+		snprintf(val, sizeof(val), "%ld", held);
+		if (rg_write(TOTAL, val))
+			continue;
+		full = add_kid() == -EAGAIN;
+		if (!full && kids.n)
+			rg_kill(kids.pid[--kids.n]);
+	}
+	ASSERT_TRUE(full);
+	EXPECT_EQ(0, rg_write(KTHREAD_SPAWN, "1"));
+	EXPECT_EQ(0, rg_write(KTHREAD_SPAWN, "1"));
+	snprintf(val, sizeof(val), "%ld", held + 100);
+	ASSERT_EQ(0, rg_write(TOTAL, val));
+}
+
+/* A fork another controller refuses does not use up the fork rate. */
+TEST_F(nt, fork_rate_not_used_by_a_cancelled_fork)
+{
+	int err;
+
+	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_test_ctl.ko", NULL));
+	ASSERT_EQ(0, rg_write(FORKRATE_INTERVAL, "1000"));
+	ASSERT_EQ(0, rg_write(FORKRATE, "3"));
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	ASSERT_EQ(0, rg_write(TEST_CTL_FAIL, "11"));
+	EXPECT_EQ(-EAGAIN, add_kid());
+	EXPECT_EQ(-EAGAIN, add_kid());
+	ASSERT_EQ(0, rg_write(TEST_CTL_FAIL, "0"));
+	EXPECT_EQ(1, NT("a", "held"));
+	EXPECT_EQ(0, NT("a", "failcnt"));
+	EXPECT_EQ(0, NT("a", "forkrate_failcnt"));
+	EXPECT_EQ(3, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_EQ(1, NT("a", "forkrate_failcnt"));
+	ASSERT_EQ(0, rg_write(FORKRATE, "0"));
+}
+
+TEST_F(nt, fork_rate_interval_is_validated_and_never_wraps)
+{
+	char before[32], after[32];
+	int err;
+
+	rg_read(FORKRATE_INTERVAL, before, sizeof(before));
+	EXPECT_EQ(-EINVAL, rg_write(FORKRATE_INTERVAL, "0"));
+	EXPECT_EQ(-EINVAL, rg_write(FORKRATE_INTERVAL, "-1"));
+	EXPECT_EQ(-EINVAL, rg_write(FORKRATE_INTERVAL, "x"));
+	EXPECT_EQ(-EINVAL, rg_write(FORKRATE_INTERVAL, "4294967296"));
+	rg_read(FORKRATE_INTERVAL, after, sizeof(after));
+	EXPECT_STREQ(before, after);
+	/*
+	 * 17179870 s: times HZ (250 or 1000) in 32 bits is 0.8 s. The
+	 * interval must still be the whole of it.
+	 */
+	ASSERT_EQ(0, rg_write(FORKRATE_INTERVAL, "17179870"));
+	ASSERT_EQ(0, rg_write(FORKRATE, "1"));
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	EXPECT_EQ(1, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	usleep(1500000);
+	EXPECT_EQ(-EAGAIN, add_kid());
+	EXPECT_EQ(2, NT("a", "forkrate_failcnt"));
+	ASSERT_EQ(0, rg_write(FORKRATE, "0"));
+	EXPECT_EQ(0, add_kid());
 }
 
 static void *park(void *arg)
@@ -196,6 +491,7 @@ TEST_F(nt, threads_count_as_tasks)
 		_exit(ret == EAGAIN ? 0 : 3);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, NT("a", "held"));
 	EXPECT_EQ(4, NT("a", "maxheld"));
@@ -311,21 +607,42 @@ TEST_F_TIMEOUT(nt, unload_and_reload_while_tasks_fork, 300)
 	EXPECT_EQ(0, NT("b", "held"));
 }
 
-/*
- * Fork children that sleep until refused, report how many through @wfd,
- * then sleep too: no task leaves the group while the others still fork.
- */
-static void forker(int wfd)
-{
-	int n = 0;
+/* What a forker reports: forks allowed, and when its loop began and ended. */
+struct forked {
+	int n;
+	long long start, end;
+};
 
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * In a child: join @group, say so on @ready, wait until @go is closed,
+ * then fork children that sleep until refused, report through @wfd and
+ * sleep too: no task leaves the group while the others still fork.
+ */
+static void forker(const char *group, int ready, int go, int wfd)
+{
+	struct forked r = { 0 };
+	char c;
+
+	if (rg_move(group, getpid()) || write(ready, "r", 1) != 1 ||
+	    read(go, &c, 1) != 0)
+		_exit(1);
+	r.start = now_ns();
 	for (;;) {
 		pid_t pid = fork();
 
 		if (pid < 0) {
+			r.end = now_ns();
 			if (errno != EAGAIN)
-				n = -1;
-			if (write(wfd, &n, sizeof(n)) != sizeof(n))
+				r.n = -1;
+			if (write(wfd, &r, sizeof(r)) != sizeof(r))
 				_exit(1);
 			for (;;)
 				pause();
@@ -334,7 +651,7 @@ static void forker(int wfd)
 			for (;;)
 				pause();
 		}
-		n++;
+		r.n++;
 	}
 }
 
@@ -350,38 +667,192 @@ static void kill_members(const char *group)
 	free(buf);
 }
 
-TEST_F_TIMEOUT(nt, concurrent_forks_stop_exactly_at_the_limit, 120)
+#define FORKERS 4
+
+/*
+ * Start a forker in each of @groups, released together by a barrier;
+ * the forks they were allowed in all, or -1 if one failed otherwise.
+ * Fails the test unless every forker was still forking when every other
+ * one had begun (they overlapped).
+ */
+static int race_forkers(struct __test_metadata *_metadata,
+			const char * const groups[FORKERS], pid_t f[FORKERS])
 {
-	enum { L = 40, FORKERS = 4 };
-	int i, n, total = 0, pipefd[2];
+	int i, total = 0, ready[2], go[2], res[2];
+	long long last_start = 0, first_end = LLONG_MAX;
+	struct forked r;
+	char c;
+
+	if (pipe(ready) || pipe(go) || pipe(res))
+		return -1;
+	for (i = 0; i < FORKERS; i++) {
+		f[i] = fork();
+		if (f[i] < 0)
+			return -1;
+		if (f[i] == 0) {
+			close(go[1]);
+			forker(groups[i], ready[1], go[0], res[1]);
+		}
+	}
+	close(go[0]);
+	for (i = 0; i < FORKERS; i++)
+		if (read(ready[0], &c, 1) != 1)
+			return -1;
+	close(go[1]);		/* go */
+	for (i = 0; i < FORKERS; i++) {
+		if (read(res[0], &r, sizeof(r)) != sizeof(r) || r.n < 0)
+			return -1;
+		total += r.n;
+		if (r.start > last_start)
+			last_start = r.start;
+		if (r.end < first_end)
+			first_end = r.end;
+	}
+	EXPECT_LT(last_start, first_end) {
+		TH_LOG("the forkers did not overlap");
+	}
+	close(ready[0]);
+	close(ready[1]);
+	close(res[0]);
+	close(res[1]);
+	return total;
+}
+
+TEST_F_TIMEOUT(nt, concurrent_forks_stop_exactly_at_the_limit, 300)
+{
+	static const char * const groups[FORKERS] = { "a", "a", "a", "a" };
+	enum { L = 100 };
 	pid_t f[FORKERS];
 	char lim[64];
+	int i;
 
 	snprintf(lim, sizeof(lim), "res=numtasks,max_shares=%d", L);
 	ASSERT_EQ(0, rg_set("a", "shares", lim));
-	ASSERT_EQ(0, pipe(pipefd));
+	EXPECT_EQ(L - FORKERS, race_forkers(_metadata, groups, f));
+	EXPECT_EQ(L, NT("a", "held"));
+	EXPECT_EQ(L, NT("a", "maxheld"));
+	EXPECT_EQ(FORKERS, NT("a", "failcnt"));
+	kill_members("a");
+	for (i = 0; i < FORKERS; i++)
+		waitpid(f[i], NULL, 0);
+}
+
+/* Forkers in sibling groups, limited by their common parent only. */
+TEST_F_TIMEOUT(nt, concurrent_forks_in_sibling_groups_stop_at_the_parent_limit,
+	       300)
+{
+	static const char * const groups[FORKERS] = {
+		"a/f0", "a/f1", "a/f2", "a/f3",
+	};
+	enum { L = 100 };
+	pid_t f[FORKERS];
+	char lim[64];
+	int i, sum = 0;
+
+	snprintf(lim, sizeof(lim), "res=numtasks,max_shares=%d", L);
+	ASSERT_EQ(0, rg_set("a", "shares", lim));
+	for (i = 0; i < FORKERS; i++)
+		ASSERT_EQ(0, rg_mkdir(groups[i]));
+	EXPECT_EQ(L - FORKERS, race_forkers(_metadata, groups, f));
+	EXPECT_EQ(L, NT("a", "held"));
+	EXPECT_EQ(L, NT("a", "maxheld"));
+	for (i = 0; i < FORKERS; i++) {
+		sum += NT(groups[i], "held");
+		EXPECT_EQ(1, NT(groups[i], "failcnt"));
+		EXPECT_EQ(L, NT(groups[i], "limit"));
+	}
+	EXPECT_EQ(L, sum);
+	EXPECT_EQ(0, NT("a", "failcnt"));
+	for (i = 0; i < FORKERS; i++)
+		kill_members(groups[i]);
+	for (i = 0; i < FORKERS; i++)
+		waitpid(f[i], NULL, 0);
+}
+
+/*
+ * In a child: join @group, say so on @ready, wait until @go is closed,
+ * then fork children that exit at once and reap them until @secs have
+ * passed; report forks allowed and refused through @wfd.
+ */
+static void churner(const char *group, int ready, int go, int wfd, int secs)
+{
+	long long end;
+	int r[2] = { 0, 0 };
+	char c;
+
+	if (rg_move(group, getpid()) || write(ready, "r", 1) != 1 ||
+	    read(go, &c, 1) != 0)
+		_exit(1);
+	end = now_ns() + secs * 1000000000LL;
+	while (now_ns() < end) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0 && waitpid(pid, NULL, 0) == pid)
+			r[0]++;
+		else if (pid < 0 && errno == EAGAIN)
+			r[1]++;
+		else
+			_exit(1);
+	}
+	if (write(wfd, r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	_exit(0);
+}
+
+/*
+ * A group one task below its limit; forkers in it and in its children
+ * fork and reap, all at once, for seconds: thousands of forks racing
+ * for the last place, and it is never passed.
+ */
+TEST_F_TIMEOUT(nt, racing_forks_at_the_limit_never_pass_it, 300)
+{
+	static const char * const groups[FORKERS] = {
+		"a", "a/f1", "a/f2", "a/f3",
+	};
+	enum { L = 24, SECS = 5 };
+	int i, r[2], ready[2], go[2], res[2], allowed = 0, refused = 0;
+	int status;
+	pid_t f[FORKERS];
+	char lim[64], c;
+
+	snprintf(lim, sizeof(lim), "res=numtasks,max_shares=%d", L);
+	ASSERT_EQ(0, rg_set("a", "shares", lim));
+	for (i = 1; i < FORKERS; i++)
+		ASSERT_EQ(0, rg_mkdir(groups[i]));
+	ASSERT_EQ(0, move_kids("a", L - 1 - FORKERS));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
 	for (i = 0; i < FORKERS; i++) {
 		f[i] = fork();
 		ASSERT_LE(0, f[i]);
 		if (f[i] == 0) {
-			if (rg_move("a", getpid()))
-				_exit(1);
-			/* Start together, both vCPUs busy. */
-			usleep(200000);
-			forker(pipefd[1]);
+			close(go[1]);
+			churner(groups[i], ready[1], go[0], res[1], SECS);
 		}
 	}
-	for (i = 0; i < FORKERS; i++) {
-		ASSERT_EQ((ssize_t)sizeof(n), read(pipefd[0], &n, sizeof(n)));
-		ASSERT_LE(0, n);
-		total += n;
-	}
-	EXPECT_EQ(L - FORKERS, total);
-	EXPECT_EQ(L, NT("a", "held"));
-	EXPECT_EQ(L, NT("a", "maxheld"));
-	kill_members("a");
+	close(go[0]);
 	for (i = 0; i < FORKERS; i++)
-		waitpid(f[i], NULL, 0);
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(L - 1, NT("a", "held"));
+	close(go[1]);
+	for (i = 0; i < FORKERS; i++) {
+		ASSERT_EQ((ssize_t)sizeof(r), read(res[0], r, sizeof(r)));
+		allowed += r[0];
+		refused += r[1];
+	}
+	for (i = 0; i < FORKERS; i++) {
+		ASSERT_EQ(f[i], waitpid(f[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	TH_LOG("%d forks allowed, %d refused", allowed, refused);
+	/* Both happened, so the forks did race for the last place. */
+	EXPECT_LT(0, allowed);
+	EXPECT_LT(0, refused);
+	EXPECT_EQ(L, NT("a", "maxheld"));
+	EXPECT_EQ(L - 1 - FORKERS, NT("a", "held"));
 }
 
 TEST_HARNESS_MAIN
