@@ -78,7 +78,11 @@ int res_controller_register(struct res_controller *ctl)
 	    ctl->depth > RES_GROUP_MAX_DEPTH)
 		return -EINVAL;
 
-	/* A module on its way out would have its callbacks vanish. */
+	/*
+	 * Best effort: a module already on its way out (its init failed, or
+	 * an exit racing with this) is refused. Past this check, its exit
+	 * unregisters, which is what keeps the callbacks valid.
+	 */
 	if (ctl->owner && !try_module_get(ctl->owner))
 		return -EINVAL;
 	module_put(ctl->owner);
@@ -118,10 +122,12 @@ void res_controller_unregister(struct res_controller *ctl)
 {
 	struct res_group *grp;
 
+	if (!ctl)
+		return;
 	percpu_down_write(&rg_fork_sem);
 	mutex_lock(&rg_mutex);
-	/* NULL, or never registered (or already gone): nothing to undo. */
-	if (!ctl || ctl->id < 0 || ctl->id >= RES_GROUP_MAX_CONTROLLERS ||
+	/* Never registered (or already gone): nothing to undo. */
+	if (ctl->id < 0 || ctl->id >= RES_GROUP_MAX_CONTROLLERS ||
 	    rg_ctls[ctl->id] != ctl)
 		goto out;
 	list_del(&ctl->list);

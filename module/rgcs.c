@@ -14,6 +14,7 @@
 #include <linux/cred.h>
 #include <linux/namei.h>
 #include <linux/pid_namespace.h>
+#include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_buf.h>
@@ -166,9 +167,10 @@ out:
 }
 
 /*
- * stats, read: every controller's lines. Same contract as members; a
- * seq_buf cannot tell how much it lacked, so on overflow ask for twice
- * the room.
+ * stats, read: every controller's lines. Same contract as members,
+ * except that a seq_buf cannot tell how much it lacked: on overflow the
+ * length returned is not the content's but twice the room, which makes
+ * configfs retry with a larger buffer.
  */
 static ssize_t rgcs_stats_read(struct config_item *item, char *buf,
 			       size_t size)
@@ -279,21 +281,32 @@ static struct res_group *rgcs_common_ancestor(struct res_group *a,
 
 /*
  * May the writer write @dir's members file? Checked on the file itself, so
- * that chmod/chown of members is what delegates a subtree.
+ * that chmod/chown of members is what delegates a subtree. We run inside a
+ * store(), holding configfs' frag_sem of the destination, and an rmdir of
+ * the destination holds @dir's inode lock while it waits for that
+ * frag_sem: so only try the lock, for a while, then give up (-EBUSY).
  */
 static int rgcs_may_write_members(struct dentry *dir)
 {
+	struct inode *inode = d_inode(dir);
 	struct dentry *d;
-	int ret;
+	int tries, ret;
 
-	d = lookup_one_len_unlocked("members", dir, strlen("members"));
+	for (tries = 0; !inode_trylock_shared(inode); tries++) {
+		if (tries >= 100 || fatal_signal_pending(current))
+			return -EBUSY;
+		schedule_timeout_killable(1);
+	}
+	d = lookup_one_len("members", dir, strlen("members"));
+	inode_unlock_shared(inode);
 	if (IS_ERR(d))
 		return PTR_ERR(d);
 	ret = d_really_is_positive(d) ?
 		inode_permission(&init_user_ns, d_inode(d), MAY_WRITE) :
 		-ENOENT;
 	dput(d);
-	return ret;
+	/* Not allowed to write it: the move is not allowed. */
+	return ret == -EACCES ? -EPERM : ret;
 }
 
 /*
@@ -302,16 +315,16 @@ static int rgcs_may_write_members(struct dentry *dir)
  * of the common ancestor of @tsk's group and @to, so that a delegated
  * subtree cannot be left. The permission check looks the file up, which
  * takes VFS locks that rmdir holds while it waits for rg_mutex: it is
- * done without rg_mutex, and the move retried if the task changed group
- * meanwhile. Caller holds a reference to @tsk.
+ * done without rg_mutex, and the move retried (a few times) if the task
+ * changed group meanwhile. Caller holds a reference to @tsk.
  */
 static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to)
 {
 	struct res_group *from, *anc;
 	struct dentry *dir;
-	int ret;
+	int tries, ret;
 
-	for (;;) {
+	for (tries = 0; tries < 16; tries++) {
 		mutex_lock(&rg_mutex);
 		/* Stable: moves and rmdir take rg_mutex. */
 		from = rcu_dereference_protected(tsk->res_group,
@@ -334,7 +347,7 @@ static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to)
 		ret = rgcs_may_write_members(dir);
 		dput(dir);
 		if (ret)
-			return -EPERM;
+			return ret;
 
 		mutex_lock(&rg_mutex);
 		if (rcu_access_pointer(tsk->res_group) == from) {
@@ -344,6 +357,8 @@ static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to)
 		}
 		mutex_unlock(&rg_mutex);
 	}
+	/* Moved by others all the while: as if they had come later. */
+	return -EBUSY;
 }
 
 static ssize_t rgcs_members_store(struct config_item *item, const char *page,

@@ -18,10 +18,11 @@
  *   (controller registration, rmdir, load, unload) takes it for write.
  * - Between can_fork and post_fork the child points at its group but is
  *   not on its list (rg_forking()), and may already be found by pid: a
- *   move waits for post_fork (rg_fork_done wakes it), so that no move
+ *   move waits for post_fork (rg_post_fork() wakes it), so that no move
  *   interleaves with a fork and controllers see FORK before any MOVE.
  * - rg_detached is written under rg_fork_sem (write) and rg_root.lock, and
- *   read under either.
+ *   read under either. (post_fork reads it under the lock of the parent's
+ *   group: at unload the root is the only group left.)
  */
 #include <linux/wait_bit.h>
 #include <linux/rculist.h>
@@ -108,7 +109,10 @@ static void rg_switch(struct task_struct *tsk, struct res_group *from,
 	rg_notify(tsk, from, to, RES_GROUP_MOVE);
 }
 
-/* Is @tsk between rg_can_fork() and rg_post_fork()? Caller holds its group's lock. */
+/*
+ * Is @tsk between rg_can_fork() and rg_post_fork()? Exact under its
+ * group's lock; without it (the waiter's condition) a hint, rechecked.
+ */
 static bool rg_forking(struct task_struct *tsk)
 {
 	return rcu_access_pointer(tsk->res_group) &&
@@ -175,7 +179,7 @@ static void rg_cancel_fork(struct task_struct *child,
 
 	if (!grp)
 		return;
-	/* Not yet findable by pid: no move can be waiting for it. */
+	/* Kernel threads took no charges. */
 	if (!args->kthread)
 		rg_cancel_charges(grp, RES_GROUP_MAX_CONTROLLERS);
 	RCU_INIT_POINTER(child->res_group, NULL);
