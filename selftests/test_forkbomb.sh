@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A shell fork bomb in a group limited to 64 tasks (SPEC 7): the group
+# A shell fork bomb in a group limited to 64 tasks (docs/res_groups.rst, numtasks): the group
 # never holds more than 64, a task elsewhere still forks, and once the
 # bomb's tasks are killed the group holds none. TAP output.
 RG=/sys/kernel/config/res_groups

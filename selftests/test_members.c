@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tasks in groups (SPEC 4 and 5, members): moves, inheritance at fork,
+ * Tasks in groups (docs/res_groups.rst: "Tasks", "members"): moves, inheritance at fork,
  * exit, write errors (state read back), permissions, large listings.
  */
 #define _GNU_SOURCE

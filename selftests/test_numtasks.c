@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The numtasks controller (SPEC 7). Counts are made absolute by setting
+ * The numtasks controller (docs/res_groups.rst, numtasks). Counts are made absolute by setting
  * total_numtasks to 1000 and the root's divisor to 1000: then a child of
  * the root with max_shares=N may hold N tasks.
  */
