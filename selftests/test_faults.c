@@ -65,7 +65,7 @@ static void state(char *buf)
 	if (rg_snapshot((const char * const []){ "" }, 1, "shares", buf + len,
 			STATE - len) |
 	    rg_snapshot_all(groups, ARRAY_SIZE(groups), buf, STATE))
-		fprintf(stderr, "# the state could not be read whole\n");
+		fprintf(stderr, "# a snapshot could not be read whole\n");
 }
 
 static int set_knob(const char *file, const char *val)

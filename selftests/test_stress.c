@@ -530,8 +530,12 @@ int main(void)
 
 	/* Counted incrementally since its last load: leave it loaded. */
 	why[0] = '\0';
-	if (!rg_module_loaded("numtasks") && (i = rg_insmod(NT_KO, NULL)))
-		snprintf(why, sizeof(why), "insmod numtasks: %s", strerror(-i));
+	if (!rg_module_loaded("numtasks")) {
+		i = rg_insmod(NT_KO, NULL);
+		if (i)
+			snprintf(why, sizeof(why), "insmod numtasks: %s",
+				 strerror(-i));
+	}
 	tap(!why[0] && rg_module_loaded("numtasks"), "numtasks_loaded_again",
 	    why);
 	/* Kernel threads come and go: a lost task stays lost, retry. */
