@@ -19,6 +19,8 @@ kunit_timeout=60
 budget() {	# budget TEST: its timeout in seconds
 	case "$1" in
 	test_stress) echo $((${STRESS_SECONDS:-30} + 270)) ;;
+	# Above its 10k-thread test's own 600 s.
+	test_members) echo 900 ;;
 	*) echo "${RG_TEST_TIMEOUT:-300}" ;;
 	esac
 }

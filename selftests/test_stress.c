@@ -307,6 +307,7 @@ static pid_t start(void (*fn)(void), const char *group)
 /* stress-ng's fork and clone stressors in group storm; -1 if missing. */
 static pid_t start_stress_ng(int seconds)
 {
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char t[32];
 	pid_t pid;
 
@@ -316,10 +317,10 @@ static pid_t start_stress_ng(int seconds)
 	pid = fork();
 	if (pid == 0) {
 		setpgid(0, 0);
-		if (rg_move("storm", getpid()) || chdir("/tmp"))
+		if (rg_move("storm", getpid()) || chdir(tmp))
 			_exit(1);
 		execl("/usr/bin/stress-ng", "stress-ng", "--fork", "1",
-		      "--clone", "1", "--timeout", t, "--temp-path", "/tmp",
+		      "--clone", "1", "--timeout", t, "--temp-path", tmp,
 		      "--metrics-brief", (char *)NULL);
 		_exit(127);
 	}
