@@ -4,12 +4,18 @@
 #   make          kernel (debug), modules and selftests
 #   make run      interactive guest with the modules built
 #   make check    all tests in one debug guest boot; ends "N passed, N failed"
-#   make stress   the stress run alone, STRESS_SECONDS (default 60) long
+#   make stress   the stress run alone, STRESS_SECONDS (default 60) long;
+#                 KCSAN=1: on the KCSAN kernel, after the concurrency tests
 #   make bench    benchmarks (release kernel); writes bench/results.json
 #   make profile  perf profiles of fork with and without the modules
 
 FLAVOR ?= debug
 STRESS_SECONDS ?= 60
+# make stress KCSAN=1: the data-race detector's kernel (modules built for it).
+ifeq ($(KCSAN),1)
+FLAVOR := kcsan
+endif
+KCSAN_TESTS ?= test_members test_numtasks test_lifetime test_stress
 KBUILD_FLAGS = W=1
 
 .PHONY: all deps kernel modules selftests run check stress bench profile clean sparse \
@@ -35,9 +41,16 @@ run: all
 check: all
 	qemu/check
 
+ifeq ($(FLAVOR),kcsan)
 stress: all
-	qemu/run --debug --timeout $$(($(STRESS_SECONDS) + 900)) -- \
+	qemu/run --kcsan --keep kcsan-out --timeout $$(($(STRESS_SECONDS) + 1800)) -- \
+		env RG_KUNIT= STRESS_SECONDS=$(STRESS_SECONDS) \
+		selftests/run_tests.sh $(KCSAN_TESTS)
+else
+stress: all
+	qemu/run --$(FLAVOR) --timeout $$(($(STRESS_SECONDS) + 900)) -- \
 		sh -c 'cd selftests && STRESS_SECONDS=$(STRESS_SECONDS) ./test_stress'
+endif
 
 bench: deps
 	bench/run
@@ -60,3 +73,4 @@ clean:
 		-o -name '*.mod.c' -o -name '.*.cmd' -o -name 'modules.order' \
 		-o -name 'Module.symvers' \) -delete
 	rm -f Module.symvers modules.order
+	rm -rf kcsan-out

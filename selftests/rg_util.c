@@ -208,16 +208,19 @@ long rg_get(const char *group, const char *file, const char *res,
 	return LONG_MIN;
 }
 
-void rg_snapshot_all(const char * const *groups, size_t n, char *buf,
-		     size_t size)
+int rg_snapshot_all(const char * const *groups, size_t n, char *buf,
+		    size_t size)
 {
 	static const char * const files[] = { "shares", "stats", "members" };
 	size_t i, len;
+	int ret = 0, r;
 
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		len = strlen(buf);
-		rg_snapshot(groups, n, files[i], buf + len, size - len);
+		r = rg_snapshot(groups, n, files[i], buf + len, size - len);
+		ret = ret ? ret : r;
 	}
+	return ret;
 }
 
 int rg_count_lines(const char *s)
@@ -234,6 +237,11 @@ int rg_set(const char *group, const char *file, const char *str)
 	char p[PATH_MAX];
 
 	return rg_write(rg_path(p, sizeof(p), group, file), str);
+}
+
+int rg_exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 pid_t rg_sleeper(void)
@@ -301,16 +309,30 @@ int rg_fork_loop_stop(pid_t pid)
 	return ret;
 }
 
-void rg_snapshot(const char * const *groups, size_t n, const char *file,
-		 char *buf, size_t size)
+int rg_snapshot(const char * const *groups, size_t n, const char *file,
+		char *buf, size_t size)
 {
+	static int failures;
 	char p[PATH_MAX];
 	size_t i, len = 0;
+	ssize_t r;
+	int ret = 0;
 
 	buf[0] = '\0';
 	for (i = 0; i < n; i++) {
-		rg_read(rg_path(p, sizeof(p), groups[i], file), buf + len,
-			size - len);
+		rg_path(p, sizeof(p), groups[i], file);
+		r = rg_read(p, buf + len, size - len);
+		if (r == -ENOENT) {
+			/* A group that does not exist is part of the state. */
+			snprintf(buf + len, size - len, "<%s: no such file>\n", p);
+		} else if (r < 0 || len + r >= size - 1) {
+			/* Unique: no other snapshot can compare equal to it. */
+			ret = r < 0 ? (int)r : -ENOSPC;
+			fprintf(stderr, "# snapshot of %s: %s\n", p, strerror(-ret));
+			snprintf(buf + len, size - len, "<%s: error %d, #%d>\n",
+				 p, ret, ++failures);
+		}
 		len = strlen(buf);
 	}
+	return ret;
 }

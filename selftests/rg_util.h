@@ -57,16 +57,22 @@ long rg_get(const char *group, const char *file, const char *res,
 	    const char *key);
 /*
  * The file of each of n groups, concatenated into buf: a snapshot of the
- * state to compare before and after a rejected write.
+ * state to compare before and after a rejected write. A missing file is
+ * noted as such (the same each time); a read that fails or does not fit
+ * returns -errno (-ENOSPC) and leaves a note no other snapshot can equal,
+ * so that a comparison of it fails too. 0 on success.
  */
-void rg_snapshot(const char * const *groups, size_t n, const char *file,
-		 char *buf, size_t size);
+int rg_snapshot(const char * const *groups, size_t n, const char *file,
+		char *buf, size_t size);
 /*
  * shares, stats and members of each of n groups (file by file), appended
  * to what buf already holds: the whole state a refused write must leave.
+ * 0 or the first error, as rg_snapshot().
  */
-void rg_snapshot_all(const char * const *groups, size_t n, char *buf,
-		     size_t size);
+int rg_snapshot_all(const char * const *groups, size_t n, char *buf,
+		    size_t size);
+/* A wait status's exit code; -1 if the child did not exit (a signal). */
+int rg_exit_code(int status);
 /* The number of lines (newlines) in s. */
 int rg_count_lines(const char *s);
 /* Write str to the group's file; 0 or -errno. */

@@ -1,59 +1,162 @@
 #!/bin/bash
-# Runs each selftest binary (TAP), then the KUnit suites, and ends with
-# "# totals: N passed, N failed, N skipped" counting every test case.
-# A skipped test is not counted as passed.
+# run_tests.sh TEST...: runs each selftest (TAP), then the KUnit suites,
+# and ends with "# totals: N passed, N failed, N skipped" counting every
+# test case. A skipped test is not counted as passed. A test binary fails
+# (one more "not ok") if it exits non-zero, is killed, times out, prints
+# "Bail out!", or reports fewer or more results than its "1..N" plan.
+#
+# run_tests.sh --budget TEST...: prints the seconds the run may take at
+# most (the sum of the per-test timeouts, plus the KUnit modules'), so
+# that the guest's timeout can be set above it.
+#
+# RG_KUNIT: the KUnit modules ("path [params]" separated by ";"), default
+# module/res_groups_kunit.ko. RG_TEST_TIMEOUT: per-test seconds (300).
 cd "$(dirname "$0")" || exit 1
 export RG_TOP=${RG_TOP:-$(cd .. && pwd)}
-pass=0 fail=0 skip=0
+RG_KUNIT=${RG_KUNIT-module/res_groups_kunit.ko}
+kunit_timeout=60
 
-count() {	# count FILE: add its TAP results
-	local p f s
-	p=$(grep -E '^ok [0-9]+ ' "$1" | grep -vc '# SKIP')
-	s=$(grep -E '^ok [0-9]+ ' "$1" | grep -c '# SKIP')
-	f=$(grep -cE '^not ok [0-9]+ ' "$1")
+budget() {	# budget TEST: its timeout in seconds
+	case "$1" in
+	test_stress) echo $((${STRESS_SECONDS:-30} + 270)) ;;
+	# Above its 10k-thread test's own 600 s.
+	test_members) echo 900 ;;
+	*) echo "${RG_TEST_TIMEOUT:-300}" ;;
+	esac
+}
+
+if [ "${1:-}" = --budget ]; then
+	shift
+	total=0
+	for t in "$@"; do
+		total=$((total + $(budget "$t")))
+	done
+	IFS=';' read -r -a kos <<< "$RG_KUNIT"
+	echo $((total + ${#kos[@]} * kunit_timeout))
+	exit 0
+fi
+
+pass=0 fail=0 skip=0
+failure() {	# failure MESSAGE: one failed test of the runner's own
+	echo "not ok - $1"
+	fail=$((fail + 1))
+}
+
+# tap_check NAME FILE STATUS: add FILE's results (TAP, no indentation) to
+# the totals; a failure for anything that says the results are incomplete.
+tap_check() {
+	local name=$1 file=$2 status=$3 p f s plan n
+	p=$(grep -aE '^ok [0-9]+ ' "$file" | grep -avc '# SKIP')
+	s=$(grep -aE '^ok [0-9]+ ' "$file" | grep -ac '# SKIP')
+	f=$(grep -acE '^not ok [0-9]+ ' "$file")
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	[ $((p + f + s)) -gt 0 ]
+	n=$((p + f + s))
+	plan=$(grep -aE '^1\.\.[0-9]+' "$file" | head -n 1 | sed -E 's/^1\.\.([0-9]+).*/\1/')
+	if [ "$status" = 124 ]; then
+		failure "$name timed out"
+	elif [ "$status" -gt 128 ]; then
+		failure "$name was killed by signal $((status - 128))"
+	elif [ "$status" != 0 ]; then
+		failure "$name exited with status $status"
+	fi
+	grep -aq '^Bail out!' "$file" && failure "$name bailed out"
+	if [ -z "$plan" ]; then
+		failure "$name printed no plan (1..N)"
+	elif [ "$n" != "$plan" ]; then
+		failure "$name planned $plan results but reported $n"
+	fi
+	[ "$n" -gt 0 ] || failure "$name produced no test results"
 }
 
 for t in "$@"; do
 	out=$(mktemp)
 	start=$SECONDS
-	"./$t" 2>&1 | tee "$out"
-	echo "# $t took $((SECONDS - start)) s"
-	if ! count "$out"; then
-		echo "not ok - $t produced no test results"
-		fail=$((fail + 1))
-	fi
+	# The test's own process group; timeout kills the whole of it.
+	timeout -k 10 "$(budget "$t")" "./$t" < /dev/null 2>&1 | tee "$out"
+	status=${PIPESTATUS[0]}
+	echo "# $t took $((SECONDS - start)) s, exit status $status"
+	tap_check "$t" "$out" "$status"
 	rm -f "$out"
 done
 
-# KUnit: the suite runs at insmod and reports KTAP in the kernel log.
-# Every leaf case counts (parameterised cases: each parameter).
-for ko in module/res_groups_kunit.ko; do
+# kunit_count: the KTAP of module suites (stdin) as flat TAP of leaf
+# cases (a parameterised case: one result per parameter), with its "1..N".
+# Each suite's own plan is checked against its cases, and every suite
+# started must end with its result line: else a "not ok" of its own.
+kunit_count() {
+	awk '
+	function indent(s) { match(s, /^ */); return RLENGTH }
+	function emit(res, nm) { n++; out[n] = res " " n " kunit." nm }
+	function bad(msg) { emit("not ok", msg) }
+	/^    # Subtest: / {
+		if (open) bad(suite " did not finish")
+		suite = $0; sub(/^ *# Subtest: /, "", suite)
+		plan = -1; seen = 0; open = 1; params = 0
+		next
+	}
+	/^        # Subtest: / { param = $0; sub(/^ *# Subtest: /, "", param); next }
+	/^    1\.\.[0-9]+$/ { plan = substr($0, 8) + 0; next }
+	/^ *(not )?ok [0-9]+ / {
+		d = indent($0); line = substr($0, d + 1)
+		res = (line ~ /^not /) ? "not ok" : "ok"
+		nm = line; sub(/^(not )?ok [0-9]+ /, "", nm)
+		dir = (nm ~ / # SKIP/) ? " # SKIP" : ""
+		sub(/ # .*$/, "", nm)
+		if (!open) next
+		if (d == 8) {
+			emit(res, suite "." param "." nm dir)
+			params++; pfail += res == "not ok"
+			next
+		}
+		if (d == 4) {
+			seen++
+			if (params) {
+				if (res == "not ok" && !pfail) bad(suite "." nm)
+				params = 0; pfail = 0
+			} else {
+				emit(res, suite "." nm dir)
+			}
+			next
+		}
+		if (d == 0) {
+			if (nm != suite) bad(suite " ended as " nm)
+			if (plan < 0) bad(suite " printed no plan")
+			else if (seen != plan) bad(suite " planned " plan " cases, reported " seen)
+			open = 0
+		}
+	}
+	END {
+		if (open) bad(suite " did not finish")
+		print "1.." n
+		for (i = 1; i <= n; i++) print out[i]
+	}'
+}
+
+IFS=';' read -r -a kos <<< "$RG_KUNIT"
+for entry in "${kos[@]}"; do
+	read -r ko params <<< "$entry"
+	[ -n "$ko" ] || continue
+	mod=$(basename "$ko" .ko)
 	out=$(mktemp)
-	before=$(dmesg | wc -l)
-	if ! insmod "$RG_TOP/$ko"; then
-		echo "not ok - insmod $ko"
-		fail=$((fail + 1))
+	# The results are whatever the log holds after this marker.
+	marker="rg-kunit-start $mod $$ $RANDOM$RANDOM"
+	echo "$marker" > /dev/kmsg
+	# shellcheck disable=SC2086
+	if ! timeout "$kunit_timeout" insmod "$RG_TOP/$ko" $params; then
+		failure "insmod $ko"
+		rm -f "$out"
 		continue
 	fi
-	rmmod "$(basename "$ko" .ko)"
-	dmesg -t | tail -n +"$((before + 1))" | awk '
-		/^ *# Subtest: / { sub(/^ *# Subtest: /, ""); parent[$0] = 1; next }
-		/^ +(not )?ok [0-9]+ / {
-			line = $0; sub(/^ +/, "", line)
-			name = line; sub(/^(not )?ok [0-9]+ /, "", name)
-			sub(/ # .*$/, "", name)
-			if (name in parent) next
-			res = (line ~ /^not /) ? "not ok" : "ok"
-			print res " " ++n " kunit." name
-		}' > "$out"
-	cat "$out"
-	if ! count "$out"; then
-		echo "not ok - $ko reported no KUnit results"
-		fail=$((fail + 1))
+	rmmod "$mod" || failure "rmmod $mod"
+	dmesg -t > "$out.log"
+	if ! grep -aqF "$marker" "$out.log"; then
+		failure "$mod: the kernel log lost the KUnit start marker"
 	fi
-	rm -f "$out"
+	awk -v m="$marker" 'found { print } index($0, m) { found = 1 }' "$out.log" |
+		kunit_count > "$out"
+	cat "$out"
+	tap_check "$mod" "$out" 0
+	rm -f "$out" "$out.log"
 done
 
 echo "# totals: $pass passed, $fail failed, $skip skipped"

@@ -35,6 +35,8 @@ static const char * const knobs[][3] = {
 	{ "failslab/verbose", "0", "2" },
 	{ "fail_page_alloc/ignore-gfp-wait", "0", "1" },
 	{ "fail_page_alloc/ignore-gfp-highmem", "0", "1" },
+	/* Its default, 1, would spare every single-page allocation. */
+	{ "fail_page_alloc/min-order", "0", "1" },
 	{ "fail_page_alloc/verbose", "0", "2" },
 };
 
@@ -60,9 +62,10 @@ static void state(char *buf)
 		 rg_exists(RG_ROOT "/a/b"), rg_module_loaded("numtasks"));
 	/* The root's members and stats change with kernel threads. */
 	len = strlen(buf);
-	rg_snapshot((const char * const []){ "" }, 1, "shares", buf + len,
-		    STATE - len);
-	rg_snapshot_all(groups, ARRAY_SIZE(groups), buf, STATE);
+	if (rg_snapshot((const char * const []){ "" }, 1, "shares", buf + len,
+			STATE - len) |
+	    rg_snapshot_all(groups, ARRAY_SIZE(groups), buf, STATE))
+		fprintf(stderr, "# a snapshot could not be read whole\n");
 }
 
 static int set_knob(const char *file, const char *val)

@@ -28,19 +28,37 @@ echo res=numtasks,max_shares=64 > $RG/bomb/shares
 setsid bash -c "echo \$\$ > $RG/bomb/members; b() { b | b & }; b" \
 	> /dev/null 2>&1 < /dev/null &
 
-over=0
+over=0 unreadable=0 other_ok=1 other_runs=0
 end=$((SECONDS + 10))
-other_ok=1
 while [ $SECONDS -lt $end ]; do
 	held=$(stat bomb held)
-	[ "${held:-0}" -gt 64 ] && over=1
-	# Elsewhere, forks still work.
-	bash -c "echo \$\$ > $RG/other/members && /bin/true" || other_ok=0
+	if [ -z "$held" ]; then
+		unreadable=1
+	elif [ "$held" -gt 64 ]; then
+		over=1
+	fi
+	# Elsewhere, forks still work: a real one (the child in the
+	# background; bash would exec a last simple command without forking).
+	if bash -c "echo \$\$ > $RG/other/members && { /bin/true & wait \$!; }"; then
+		other_runs=$((other_runs + 1))
+	else
+		other_ok=0
+	fi
 	sleep 0.5
 done
-check held_never_exceeds_64 [ $over = 0 ] && [ "$(stat bomb maxheld)" -le 64 ]
-check bomb_hit_the_limit [ "$(stat bomb failcnt)" -gt 0 ]
-check another_group_forks_meanwhile [ $other_ok = 1 ]
+maxheld=$(stat bomb maxheld)
+# held_ok: held never read above 64 nor unreadable, and maxheld <= 64.
+held_ok() { [ $over = 0 ] && [ $unreadable = 0 ] && [ -n "$maxheld" ] && [ "$maxheld" -le 64 ]; }
+check held_never_exceeds_64 held_ok
+failcnt=$(stat bomb failcnt)
+check bomb_hit_the_limit [ "${failcnt:-0}" -gt 0 ]
+# The other group held its shell and a forked child at once, refused none.
+other_forked() {
+	[ $other_ok = 1 ] && [ $other_runs -gt 0 ] &&
+		[ "$(stat other maxheld)" -ge 2 ] && [ "$(stat other failcnt)" = 0 ]
+}
+check another_group_forks_meanwhile other_forked
+echo "# bomb: maxheld $maxheld, failcnt $failcnt; other: $other_runs runs, maxheld $(stat other maxheld)"
 
 # Stop it growing (a limit of 0 refuses every fork), then kill it all.
 echo res=numtasks,max_shares=0 > $RG/bomb/shares
@@ -50,7 +68,8 @@ while [ -n "$(cat $RG/bomb/members)" ] && [ $SECONDS -lt $end ]; do
 	sleep 0.2
 done
 wait
-check held_returns_to_zero [ "$(stat bomb held)" = 0 ]
+held=$(stat bomb held)
+check held_returns_to_zero [ "${held:-unreadable}" = 0 ]
 
 rmdir $RG/bomb $RG/other
 rmmod numtasks res_groups

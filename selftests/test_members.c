@@ -39,18 +39,22 @@ FIXTURE_TEARDOWN(members)
 	rg_unload_all();
 }
 
-static void members_of_all(char *buf, size_t size)
+/*
+ * The members of a and b. Not the root's: kernel threads come and go
+ * there; a task wrongly moved out of the root would show up in a or b.
+ */
+static int members_of_all(char *buf, size_t size)
 {
-	static const char * const groups[] = { "", "a", "b" };
+	static const char * const groups[] = { "a", "b" };
 
-	rg_snapshot(groups, ARRAY_SIZE(groups), "members", buf, size);
+	return rg_snapshot(groups, ARRAY_SIZE(groups), "members", buf, size);
 }
 
 #define EXPECT_MOVE_REJECTED(str, err) do {				\
 	const char *s_ = (str);						\
-	members_of_all(self->before, sizeof(self->before));		\
+	ASSERT_EQ(0, members_of_all(self->before, sizeof(self->before))); \
 	EXPECT_EQ(-(err), rg_set("a", "members", s_)) TH_LOG("'%s'", s_); \
-	members_of_all(self->after, sizeof(self->after));		\
+	ASSERT_EQ(0, members_of_all(self->after, sizeof(self->after))); \
 	EXPECT_STREQ(self->before, self->after);			\
 } while (0)
 
@@ -126,7 +130,7 @@ TEST_F(members, fork_joins_the_forking_task_group)
 		_exit(strcmp(buf, "/a\n") != 0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, rg_exit_code(status));
 	EXPECT_EQ(1, rg_get("a", "stats", "test", "fork"));
 	EXPECT_EQ(1, rg_get("a", "stats", "test", "exit"));
 }
@@ -159,13 +163,16 @@ TEST_F(members, clone_parent_joins_the_forking_task_group_not_the_parents)
 		_exit(c < 0 ? 4 : 0);
 	}
 	ASSERT_EQ(helper, waitpid(helper, &status, 0));
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, rg_exit_code(status));
 	/* The CLONE_PARENT child is ours to reap. */
 	ASSERT_LT(0, waitpid(-1, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, rg_exit_code(status));
 }
 
-static pthread_barrier_t barrier;
+/* The groups of the creating thread (after its move) and of its child. */
+struct thread_groups {
+	char mover[64], created[64];
+};
 
 static void *report_group(void *buf)
 {
@@ -177,29 +184,33 @@ static void *report_group(void *buf)
 }
 
 /* A thread (moved to b) creates a thread: it joins the leader's group a. */
-static void *thread_in_b(void *buf)
+static void *thread_in_b(void *arg)
 {
+	struct thread_groups *g = arg;
 	pthread_t t;
 
 	if (rg_move("b", gettid()) == 0) {
-		pthread_create(&t, NULL, report_group, buf);
-		pthread_join(t, NULL);
+		report_group(g->mover);
+		if (pthread_create(&t, NULL, report_group, g->created) == 0)
+			pthread_join(t, NULL);
 	}
-	pthread_barrier_wait(&barrier);
 	return NULL;
 }
 
 TEST_F(members, new_thread_joins_its_leaders_group)
 {
-	char buf[64] = "";
+	struct thread_groups g = { "", "" };
+	char leader[64];
 	pthread_t t;
 
 	ASSERT_EQ(0, rg_move("a", getpid()));
-	pthread_barrier_init(&barrier, NULL, 2);
-	ASSERT_EQ(0, pthread_create(&t, NULL, thread_in_b, buf));
-	pthread_barrier_wait(&barrier);
+	ASSERT_EQ(0, pthread_create(&t, NULL, thread_in_b, &g));
 	pthread_join(t, NULL);
-	EXPECT_STREQ("/a\n", buf);
+	/* The move happened, to the mover alone. */
+	EXPECT_STREQ("/b\n", g.mover);
+	ASSERT_LT(0, rg_read("/proc/self/res_group", leader, sizeof(leader)));
+	EXPECT_STREQ("/a\n", leader);
+	EXPECT_STREQ("/a\n", g.created);
 }
 
 TEST_F(members, zombie_stays_until_reaped)
@@ -235,7 +246,13 @@ static void *park(void *arg)
 	return NULL;
 }
 
-/* Start n parked threads; NULL on success (a pthread start routine). */
+/* Where each creator reports: "x" when its threads are up, "!" if not. */
+static int created_fd;
+
+/*
+ * Start n parked threads, report, then park too: a creator that exited
+ * could still be listed while its exit completes after pthread_join().
+ */
 static void *start_parked(void *n)
 {
 	pthread_attr_t attr;
@@ -246,8 +263,10 @@ static void *start_parked(void *n)
 	pthread_attr_setstacksize(&attr, 16384);
 	for (i = 0; i < (long)n; i++)
 		if (pthread_create(&t, &attr, park, NULL))
-			return (void *)1;
-	return NULL;
+			break;
+	if (write(created_fd, i == (long)n ? "x" : "!", 1) != 1)
+		_exit(6);
+	return park(NULL);
 }
 
 TEST_F_TIMEOUT(members, listing_is_not_truncated_at_ten_thousand_threads, 600)
@@ -255,7 +274,7 @@ TEST_F_TIMEOUT(members, listing_is_not_truncated_at_ten_thousand_threads, 600)
 	enum { N = 10000 };
 	pid_t pid;
 	int pipefd[2], status;
-	char c, p[256], *buf;
+	char c[2], p[256], *buf;
 	ssize_t len;
 
 	ASSERT_EQ(0, rg_write("/proc/sys/kernel/threads-max", "100000"));
@@ -264,28 +283,25 @@ TEST_F_TIMEOUT(members, listing_is_not_truncated_at_ten_thousand_threads, 600)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		pthread_t a, b;
-		void *ra, *rb;
 
 		if (rg_move("a", getpid()))
 			_exit(1);
-		/* Two creators: one per vCPU. */
-		if (pthread_create(&a, NULL, start_parked, (void *)(long)(N / 2)) ||
-		    pthread_create(&b, NULL, start_parked, (void *)(long)(N / 2 - 2)))
+		created_fd = pipefd[1];
+		/*
+		 * Two creators, one per vCPU, each parked with its threads:
+		 * the leader + 2 creators + (N / 2 - 2) + (N / 2 - 1) = N.
+		 */
+		if (pthread_create(&a, NULL, start_parked, (void *)(long)(N / 2 - 2)) ||
+		    pthread_create(&b, NULL, start_parked, (void *)(long)(N / 2 - 1)))
 			_exit(2);
-		pthread_join(a, &ra);
-		pthread_join(b, &rb);
-		if (ra || rb)
-			_exit(3);
-		/* N - 2 parked threads + the leader = N - 1; one more: */
-		if (pthread_create(&a, NULL, park, NULL))
-			_exit(4);
-		if (write(pipefd[1], "x", 1) != 1)
-			_exit(5);
 		pause();
 		_exit(0);
 	}
 	close(pipefd[1]);
-	ASSERT_EQ(1, read(pipefd[0], &c, 1)) TH_LOG("could not start %d threads", N);
+	/* One byte from each creator (they may come one read apart). */
+	ASSERT_EQ(1, read(pipefd[0], &c[0], 1));
+	ASSERT_EQ(1, read(pipefd[0], &c[1], 1));
+	EXPECT_EQ(0, memcmp(c, "xx", 2)) TH_LOG("could not start %d threads", N);
 	buf = malloc(1 << 20);
 	ASSERT_NE(NULL, buf);
 	len = rg_read(rg_path(p, sizeof(p), "a", "members"), buf, 1 << 20);

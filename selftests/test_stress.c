@@ -4,11 +4,13 @@
  * workers make and remove groups at random depths, write shares (valid
  * and not), read and reset stats, move tasks, read /proc/<pid>/res_group,
  * fork, clone and exit in storms (stress-ng's fork and clone stressors
- * too, when installed), unload and reload numtasks and the test
- * controller, and change total_numtasks. Every errno must be one the
- * operation may give. At the end: every task is in exactly one group,
- * every numtasks held equals the tasks of its subtree, and everything
- * can be removed and unloaded. The debug guest adds: no splat, no leak.
+ * too: a dependency), unload and reload numtasks and the test controller,
+ * and change total_numtasks. Every errno must be one the operation may
+ * give, every kind of operation must succeed at least once, and every
+ * worker (and stress-ng) must exit 0. At the end: every task is in
+ * exactly one group, every numtasks held equals the tasks of its subtree,
+ * and everything can be removed and unloaded. The debug guest adds: no
+ * splat, no leak.
  *
  * Plain TAP output; the operation counts are printed as comments.
  */
@@ -56,7 +58,7 @@ static struct shared {
 	long unexpected;
 	char first_unexpected[256];
 	pid_t pids[MAXPIDS];	/* tasks the movers move around */
-	int npids;
+	int npids;		/* published: pids[0..npids) are stored */
 } *sh;
 
 static unsigned int seed;
@@ -113,19 +115,22 @@ static char *random_group(char *buf, size_t size, int with_others)
 	return buf;
 }
 
+/* Only the parent adds, one at a time: store the pid, then publish it. */
 static void add_pid(pid_t pid)
 {
-	int i = __atomic_fetch_add(&sh->npids, 1, __ATOMIC_RELAXED);
+	int i = sh->npids;
 
-	if (i < MAXPIDS)
-		sh->pids[i] = pid;
+	if (i == MAXPIDS)
+		return;
+	sh->pids[i] = pid;
+	__atomic_store_n(&sh->npids, i + 1, __ATOMIC_RELEASE);
 }
 
 static pid_t random_pid(void)
 {
-	int n = __atomic_load_n(&sh->npids, __ATOMIC_RELAXED);
+	int n = __atomic_load_n(&sh->npids, __ATOMIC_ACQUIRE);
 
-	return sh->pids[rnd(n < MAXPIDS ? n : MAXPIDS)];
+	return n ? sh->pids[rnd(n)] : getpid();
 }
 
 static void tree_worker(void)
@@ -299,22 +304,23 @@ static pid_t start(void (*fn)(void), const char *group)
 	return pid;
 }
 
-/* stress-ng's fork and clone stressors in group storm, if installed. */
+/* stress-ng's fork and clone stressors in group storm; -1 if missing. */
 static pid_t start_stress_ng(int seconds)
 {
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char t[32];
 	pid_t pid;
 
 	if (access("/usr/bin/stress-ng", X_OK))
-		return 0;
+		return -1;
 	snprintf(t, sizeof(t), "%ds", seconds);
 	pid = fork();
 	if (pid == 0) {
 		setpgid(0, 0);
-		if (rg_move("storm", getpid()) || chdir("/tmp"))
+		if (rg_move("storm", getpid()) || chdir(tmp))
 			_exit(1);
 		execl("/usr/bin/stress-ng", "stress-ng", "--fork", "1",
-		      "--clone", "1", "--timeout", t, "--temp-path", "/tmp",
+		      "--clone", "1", "--timeout", t, "--temp-path", tmp,
 		      "--metrics-brief", (char *)NULL);
 		_exit(127);
 	}
@@ -441,12 +447,13 @@ int main(void)
 		move_worker, move_worker, proc_worker, module_worker,
 	};
 	const char *secs = getenv("STRESS_SECONDS");
-	int seconds = secs ? atoi(secs) : 30, i, tries;
+	int seconds = secs ? atoi(secs) : 30, i, tries, status, nworkers = 0;
+	pid_t ng, worker[ARRAY_SIZE(workers) + 3];
 	char why[256] = "", *bad = NULL;
-	pid_t ng;
+	size_t len;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..4\n");
+	printf("TAP version 13\n1..8\n");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	seen = malloc(MAX_PID);
@@ -461,33 +468,77 @@ int main(void)
 		printf("Bail out! cannot load the modules\n");
 		return 1;
 	}
-	printf("# %d seconds, %zu workers and stress-ng if installed\n",
-	       seconds, ARRAY_SIZE(workers) + 3);
+	printf("# %d seconds, %zu workers and stress-ng\n", seconds,
+	       ARRAY_SIZE(worker));
 	seed = getpid();
 	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
-		start(workers[i], NULL);
-	start(fork_worker, "storm");
-	start(fork_worker, "storm");
-	start(thread_worker, "storm");
+		worker[nworkers++] = start(workers[i], NULL);
+	worker[nworkers++] = start(fork_worker, "storm");
+	worker[nworkers++] = start(fork_worker, "storm");
+	worker[nworkers++] = start(thread_worker, "storm");
 	ng = start_stress_ng(seconds);
 	sleep(seconds);
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-	if (ng > 0) {
-		kill(-ng, SIGINT);
-		for (i = 0; i < 100 && waitpid(ng, NULL, WNOHANG) == 0; i++)
+
+	/* Every worker stops by itself and exits 0. */
+	why[0] = '\0';
+	for (i = 0; i < nworkers; i++) {
+		if (worker[i] < 0) {
+			snprintf(why, sizeof(why), "worker %d: fork failed", i);
+			continue;
+		}
+		if (waitpid(worker[i], &status, 0) != worker[i] ||
+		    rg_exit_code(status) != 0)
+			snprintf(why, sizeof(why), "worker %d: wait status %#x",
+				 i, status);
+	}
+	tap(!why[0], "every_worker_exited_0", why);
+
+	/* stress-ng is a dependency; its timeout ends it about now. */
+	why[0] = '\0';
+	if (ng < 0) {
+		snprintf(why, sizeof(why), "/usr/bin/stress-ng is missing");
+	} else {
+		for (i = 0; i < 300 && waitpid(ng, &status, WNOHANG) == 0; i++)
 			usleep(100000);
+		if (i == 300) {
+			kill(-ng, SIGKILL);
+			waitpid(ng, &status, 0);
+			snprintf(why, sizeof(why), "stress-ng outlived its timeout");
+		} else if (rg_exit_code(status) != 0) {
+			snprintf(why, sizeof(why), "stress-ng: wait status %#x",
+				 status);
+		}
 		kill(-ng, SIGKILL);
 	}
+	tap(!why[0], "stress_ng_ran_and_exited_0", why);
+	/* The orphans of the storms, ours as the subreaper. */
 	while (wait(NULL) > 0 || errno == EINTR)
 		;
+
 	for (i = 0; i < NKINDS; i++)
 		printf("# %-22s %8ld done, %8ld refused as expected\n",
 		       kind_name[i], sh->ok[i], sh->refused[i]);
 	tap(sh->unexpected == 0, "no_unexpected_errno", sh->first_unexpected);
+	why[0] = '\0';
+	for (i = 0; i < NKINDS; i++) {
+		len = strlen(why);
+		if (!sh->ok[i])
+			snprintf(why + len, sizeof(why) - len, "%s%s",
+				 len ? ", " : "never succeeded: ", kind_name[i]);
+	}
+	tap(!why[0], "every_kind_of_operation_succeeded", why);
 
 	/* Counted incrementally since its last load: leave it loaded. */
-	if (!rg_module_loaded("numtasks"))
-		rg_insmod(NT_KO, NULL);
+	why[0] = '\0';
+	if (!rg_module_loaded("numtasks")) {
+		i = rg_insmod(NT_KO, NULL);
+		if (i)
+			snprintf(why, sizeof(why), "insmod numtasks: %s",
+				 strerror(-i));
+	}
+	tap(!why[0] && rg_module_loaded("numtasks"), "numtasks_loaded_again",
+	    why);
 	/* Kernel threads come and go: a lost task stays lost, retry. */
 	for (tries = 0; tries < 10; tries++) {
 		bad = (char *)check_accounting(why, sizeof(why));

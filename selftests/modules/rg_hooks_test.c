@@ -1,21 +1,114 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test-only module: tries to become the hooks user (so a test can see a
- * second user refused with -EBUSY), and can WARN on load (so a test can see
- * the splat detector fail the run).
+ * second user refused with -EBUSY), and on request plants one fault of
+ * each kind the guest runner must catch (so the harness's self-tests can
+ * see each detection path fail the run):
+ *   warn=1     a WARN
+ *   oob=1      an out-of-bounds read of a kmalloc'ed object (KASAN)
+ *   leak=1     objects allocated and forgotten (kmemleak)
+ *   lockdep=1  two mutexes taken in both orders (circular dependency)
+ *   lockdep=2  a lock with a non-static key, which lockdep reports with
+ *              no WARNING and then turns itself off (debug_locks = 0)
+ *
+ * Locking: the two mutexes exist only to be taken in both orders, once,
+ * from the module's init; nothing else takes them.
  */
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/lockdep.h>
+#include <linux/slab.h>
 #include <linux/res_group_hooks.h>
 
 static bool warn;
 module_param(warn, bool, 0444);
 MODULE_PARM_DESC(warn, "WARN once when loaded (tests the splat detector)");
 
+static bool oob;
+module_param(oob, bool, 0444);
+MODULE_PARM_DESC(oob, "read past a kmalloc'ed object when loaded (KASAN)");
+
+static bool leak;
+module_param(leak, bool, 0444);
+MODULE_PARM_DESC(leak, "leak an object when loaded (kmemleak)");
+
+static int lockdep;
+module_param(lockdep, int, 0444);
+MODULE_PARM_DESC(lockdep,
+		 "1: take two mutexes in both orders; 2: use a lock with a non-static key");
+
 static const struct res_group_hooks rg_hooks_test_hooks = {};
+
+/* Where the planted faults' results go, so none is optimised away. */
+static unsigned long rg_hooks_test_sink;
+
+static DEFINE_MUTEX(rg_hooks_test_a);
+static DEFINE_MUTEX(rg_hooks_test_b);
+
+static void rg_hooks_test_oob(void)
+{
+	/* The length comes from a variable: no compile-time bound check. */
+	size_t len = 24 + (rg_hooks_test_sink & 1);
+	u8 *p = kmalloc(len, GFP_KERNEL);
+
+	if (!p)
+		return;
+	rg_hooks_test_sink += READ_ONCE(p[len]);
+	kfree(p);
+}
+
+static void rg_hooks_test_leak(void)
+{
+	void *p;
+	int i;
+
+	/*
+	 * Only the addresses' low bits survive: nothing refers to them. The
+	 * last one may linger in a stale stack (kmemleak scans the stacks
+	 * kept for reuse), the earlier ones cannot: they are reported.
+	 */
+	for (i = 0; i < 8; i++) {
+		p = kmalloc(128, GFP_KERNEL);
+		rg_hooks_test_sink += (unsigned long)p & 1;
+	}
+}
+
+static void rg_hooks_test_inversion(void)
+{
+	mutex_lock(&rg_hooks_test_a);
+	mutex_lock(&rg_hooks_test_b);
+	mutex_unlock(&rg_hooks_test_b);
+	mutex_unlock(&rg_hooks_test_a);
+
+	mutex_lock(&rg_hooks_test_b);
+	mutex_lock(&rg_hooks_test_a);
+	mutex_unlock(&rg_hooks_test_a);
+	mutex_unlock(&rg_hooks_test_b);
+}
+
+static void rg_hooks_test_nonstatic_key(void)
+{
+	struct lockdep_map *map = kzalloc(sizeof(*map), GFP_KERNEL);
+
+	if (!map)
+		return;
+	/* Never initialised: its key is NULL and its address is not static. */
+	lock_map_acquire(map);
+	lock_map_release(map);
+	kfree(map);
+}
 
 static int __init rg_hooks_test_init(void)
 {
 	WARN(warn, "rg_hooks_test: splat requested by warn=1\n");
+	if (oob)
+		rg_hooks_test_oob();
+	if (leak)
+		rg_hooks_test_leak();
+	if (lockdep == 1)
+		rg_hooks_test_inversion();
+	else if (lockdep == 2)
+		rg_hooks_test_nonstatic_key();
 	return res_group_hooks_register(&rg_hooks_test_hooks);
 }
 
