@@ -420,11 +420,11 @@ int cmd_apply(int argc, char **argv)
 		goto out_pre;
 	if (dry) {
 		nw = plan(&pre, &w);
-		for (i = 0; i < nw; i++)
-			print_write(&pre, &w[i]);
 		for (i = 0; i < pre.n; i++)
 			if (!pre.nodes[i].exists)
 				printf("create %s\n", pre.nodes[i].path);
+		for (i = 0; i < nw; i++)
+			print_write(&pre, &w[i]);
 		for (i = pre.n - 1; i >= 0; i--)
 			if (pre.nodes[i].prune)
 				printf("rm %s\n", pre.nodes[i].path);
