@@ -41,8 +41,8 @@ check() {	# check NAME COMMAND...
 state() {	# state [DIR]
 	local d=${1:-$RG} c
 	echo "== $d"
-	echo "$(< "$d/shares")"
-	[ "$d" != $RG ] && echo "$(< "$d/members")"
+	{ echo "$(< "$d/shares")"; } 2>/dev/null
+	[ "$d" != $RG ] && { echo "$(< "$d/members")"; } 2>/dev/null
 	for c in "$d"/*/; do
 		[ -d "$c" ] && state "${c%/}"
 	done
@@ -326,8 +326,8 @@ $R apply --prune "$tmp/prune"
 result apply_prune "$([ $? = 0 ] && [ -d $RG/r/zz ] && [ ! -e $RG/r/a ] && [ ! -e $RG/r/x ] &&
 	[ "$(find $RG -mindepth 1 -type d | wc -l)" = 2 ] &&
 	shares_of r numtasks | grep -q 'min_shares=20,'; echo $?)"
+result apply_pruned_e "$([ ! -e $RG/e ]; echo $?)"
 $R rm -r r
-$R rm e
 
 ### classify
 $R create cu1 && $R create cu2 && $R create cc
@@ -348,7 +348,6 @@ cl=$!
 pids+=($cl)
 for _ in $(seq 100); do grep -q listening "$tmp/clog" && break; sleep 0.1; done
 result classify_starts "$(grep -q 'listening (4 rules)' "$tmp/clog"; echo $?)" "$(head -c 300 "$tmp/clog")"
-result classify_scan "$([ "$(cat /proc/$early/res_group)" = /cu1 ]; echo $?)"
 
 lands() {	# lands PID GROUP: within a second of now
 	local start=${EPOCHREALTIME/./} g now
@@ -374,6 +373,7 @@ p4=$!
 sleep 30 &
 p5=$!
 pids+=($p1 $p2 $p3 $p4 $p5)
+check classify_scan lands $early /cu1
 check classify_user_name lands $p1 /cu1
 check classify_user_uid lands $p2 /cu2
 check classify_command lands $p3 /cc
