@@ -8,7 +8,7 @@
 # stats -w without a terminal. TAP output.
 RG=/sys/kernel/config/res_groups
 top=$(cd "$(dirname "$0")/.." && pwd)
-R=$top/tools/rgctl/rgctl
+R=${RGCTL:-$top/tools/rgctl/rgctl}	# RGCTL: another build to test
 tmp=$(mktemp -d)
 n=0 failed=0
 pids=()
