@@ -95,8 +95,8 @@ static int parse_rule(const char *file, int lineno, char *s)
 				  strerror(EINVAL));
 	val = strchr(match, ':');
 	if (!val || !val[1])
-		return rule_error(file, lineno, "'%s': expected user:, group: or command: and a value",
-				  match);
+		return rule_error(file, lineno, "'%s': expected user:, group: or command: and a value: %s",
+				  match, strerror(EINVAL));
 	*val++ = '\0';
 	if (!strcmp(match, "user")) {
 		struct passwd *pw = getpwnam(val);
@@ -105,7 +105,8 @@ static int parse_rule(const char *file, int lineno, char *s)
 		if (pw)
 			r.id = pw->pw_uid;
 		else if (parse_id(val, &r.id))
-			return rule_error(file, lineno, "unknown user '%s'", val);
+			return rule_error(file, lineno, "unknown user '%s': %s",
+					  val, strerror(EINVAL));
 	} else if (!strcmp(match, "group")) {
 		struct group *gr = getgrnam(val);
 
@@ -113,14 +114,15 @@ static int parse_rule(const char *file, int lineno, char *s)
 		if (gr)
 			r.id = gr->gr_gid;
 		else if (parse_id(val, &r.id))
-			return rule_error(file, lineno, "unknown group '%s'", val);
+			return rule_error(file, lineno, "unknown group '%s': %s",
+					  val, strerror(EINVAL));
 	} else if (!strcmp(match, "command")) {
 		r.kind = R_COMMAND;
 		r.pattern = xstrdup(val);
 	} else {
 		return rule_error(file, lineno,
-				  "'%s': unknown kind (user, group, command)",
-				  match);
+				  "'%s': unknown kind (user, group, command): %s",
+				  match, strerror(EINVAL));
 	}
 	if (group_norm(target, r.group, sizeof(r.group))) {
 		free(r.pattern);

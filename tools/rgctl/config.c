@@ -85,8 +85,8 @@ static int parse_line(struct cfg *cfg, int lineno, char *s)
 	for (i = 0; i < cfg->n; i++)
 		if (!strcmp(cfg->lines[i].group, g))
 			return line_error(cfg, lineno,
-					  "group %s: listed again (first on line %d)",
-					  g, cfg->lines[i].line);
+					  "group %s: listed again (first on line %d): %s",
+					  g, cfg->lines[i].line, strerror(EINVAL));
 	cfg->lines = xrealloc(cfg->lines, (cfg->n + 1) * sizeof(*cfg->lines));
 	cl = &cfg->lines[cfg->n++];
 	memset(cl, 0, sizeof(*cl));
@@ -96,8 +96,8 @@ static int parse_line(struct cfg *cfg, int lineno, char *s)
 		struct rg_req *req = &cl->req[cl->nreq];
 
 		if (parse_req(tok, req, why, sizeof(why))) {
-			errs += line_error(cfg, lineno, "group %s: '%s': %s", g,
-					   tok, why);
+			errs += line_error(cfg, lineno, "group %s: '%s': %s: %s",
+					   g, tok, why, strerror(EINVAL));
 			continue;
 		}
 		if (!controller_known(req->res)) {
@@ -111,8 +111,8 @@ static int parse_line(struct cfg *cfg, int lineno, char *s)
 				break;
 		if (i < cl->nreq) {
 			errs += line_error(cfg, lineno,
-					   "group %s: controller '%s' given twice",
-					   g, req->res);
+					   "group %s: controller '%s' given twice: %s",
+					   g, req->res, strerror(EINVAL));
 			continue;
 		}
 		if (cl->nreq == RG_MAX_CTLS) {
