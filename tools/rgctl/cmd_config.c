@@ -128,7 +128,8 @@ static int add_listed(struct model *m, const char *g)
 		struct rg_shares *s = &m->nodes[i].cur.s[p];
 
 		*s = m->nodes[m->nodes[i].parent].cur.s[p];
-		s->val[F_MIN] = s->val[F_MAX] = RG_DONT_CARE;
+		s->val[F_MIN] = RG_DONT_CARE;
+		s->val[F_MAX] = RG_DONT_CARE;
 		s->val[F_DIV] = 100;
 	}
 	return i;

@@ -166,7 +166,8 @@ static void draw(const struct sample *s, const struct sample *prev)
 				for (k = 0; k < s->rows[j].n; k++)
 					key_col(cols, &ncols, s->rows[j].key[k]);
 		table_init(&t, ncols + 2);
-		t.left[0] = t.left[1] = 1;
+		t.left[0] = 1;
+		t.left[1] = 1;
 		r = table_row(&t);
 		table_set(&t, r, 0, "GROUP");
 		table_set(&t, r, 1, "RES");

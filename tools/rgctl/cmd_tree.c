@@ -98,7 +98,8 @@ int cmd_ls(int argc, char **argv)
 	    check_loaded() || need_group(g))
 		return EXIT_ERR;
 	table_init(&c.t, 6);
-	c.t.left[0] = c.t.left[2] = 1;
+	c.t.left[0] = 1;
+	c.t.left[2] = 1;
 	c.base = group_depth(g);
 	ret = table_row(&c.t);
 	table_set(&c.t, ret, 0, "GROUP");

@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 		fputs(help, stdout);
 		return EXIT_OK;
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name)) {
 			optind = 1;
 			return cmds[i].fn(argc - 1, argv + 1);

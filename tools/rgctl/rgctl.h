@@ -15,6 +15,8 @@
 #define EXIT_ERR	1
 #define EXIT_USAGE	2
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define RG_MAX_DEPTH	5
 #define RG_MAX_CTLS	8
 #define RG_DONT_CARE	(-3)

@@ -78,10 +78,10 @@ int parse_req(const char *spec, struct rg_req *req, char *why, size_t len)
 			break;
 		}
 		*eq++ = '\0';
-		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (k = 0; k < ARRAY_SIZE(keys); k++)
 			if (!strcmp(kv, keys[k].name))
 				break;
-		if (k == sizeof(keys) / sizeof(keys[0])) {
+		if (k == ARRAY_SIZE(keys)) {
 			snprintf(why, len,
 				 "unknown key '%s' (min_shares, max_shares, child_shares_divisor)",
 				 kv);
