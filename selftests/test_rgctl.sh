@@ -329,6 +329,27 @@ result apply_prune "$([ $? = 0 ] && [ -d $RG/r/zz ] && [ ! -e $RG/r/a ] && [ ! -
 result apply_pruned_e "$([ ! -e $RG/e ]; echo $?)"
 $R rm -r r
 
+### The README's fork bomb, with rgctl
+printf '/ numtasks:divisor=1000\n/bomb numtasks:max=64\n' | $R apply -
+result bomb_apply_stdin $?
+setsid $R exec bomb -- bash -c 'b() { b | b & }; b' > /dev/null 2>&1 < /dev/null &
+sleep 5
+$R stats bomb > "$tmp/bomb"
+held=$(awk '$1 == "/bomb" { print $3 }' "$tmp/bomb")
+failcnt=$(awk '$1 == "/bomb" { print $8 }' "$tmp/bomb")
+result bomb_contained "$([ "${held:-99}" -le 64 ] && [ "${failcnt:-0}" -gt 0 ]; echo $?)" \
+	"held $held failcnt $failcnt"
+$R set bomb numtasks:max=0
+end=$((SECONDS + 60))
+while [ -n "$(< $RG/bomb/members)" ] && [ $SECONDS -lt $end ]; do
+	xargs -r kill -9 < $RG/bomb/members 2>/dev/null
+	sleep 0.2
+done
+wait 2>/dev/null
+$R rm bomb
+result bomb_gone "$([ ! -e $RG/bomb ]; echo $?)"
+$R set / numtasks:divisor=100
+
 ### classify
 $R create cu1 && $R create cu2 && $R create cc
 cp /bin/sleep "$tmp/rgprobe_sleep"
