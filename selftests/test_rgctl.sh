@@ -9,9 +9,18 @@
 RG=/sys/kernel/config/res_groups
 top=$(cd "$(dirname "$0")/.." && pwd)
 R=${RGCTL:-$top/tools/rgctl/rgctl}	# RGCTL: another build to test
+# A dynamic binary takes a second or more to start in the guest (its
+# libraries come over 9p): the tools here are busybox's (static), rgctl
+# and the helper are static too.
+for c in awk cat cmp cp find grep head mkfifo mktemp rm sed seq setsid \
+	sleep sort tail tr wc xargs; do
+	eval "$c() { /bin/busybox $c \"\$@\"; }"
+done
 tmp=$(mktemp -d)
 n=0 failed=0
 pids=()
+mkfifo "$tmp/fifo"
+exec {sleepfd}<> "$tmp/fifo"	# read -t on it: a sleep without an exec
 
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
@@ -150,19 +159,7 @@ expect exec_no_command 1 "exec /nonexistent/cmd: No such file or directory" $R e
 expect exec_usage 2 "usage" $R exec e --
 
 ### move: a process with 50 threads that keeps creating threads
-python3 -c '
-import threading, time
-ev = threading.Event()
-for _ in range(50):
-    threading.Thread(target=ev.wait, daemon=True).start()
-def churn():
-    while True:
-        ts = [threading.Thread(target=time.sleep, args=(0.002,)) for _ in range(4)]
-        for t in ts: t.start()
-        for t in ts: t.join()
-threading.Thread(target=churn, daemon=True).start()
-print("ready", flush=True)
-time.sleep(300)' > "$tmp/py" &
+"$top/selftests/rgctl_threads" 50 > "$tmp/py" &
 py=$!
 pids+=($py)
 for _ in $(seq 300); do grep -q ready "$tmp/py" && break; sleep 0.1; done
@@ -183,13 +180,14 @@ check move_one_thread "$R" move -t e "$one"
 g1=$(cat /proc/$py/task/$one/res_group 2>/dev/null)
 g0=$(cat /proc/$py/res_group)
 result move_t_moves_only_it "$([ "$g1" = /e ] && [ "$g0" = /m ]; echo $?)" "$g1 $g0"
+kill -9 $py
+wait $py 2>/dev/null
+# (The tree is read back: with the churn gone.)
 expect move_bad_pid 2 "'12x': not a pid" $R move m 12x
 expect move_zero_pid 2 "'0': not a pid" $R move m 0
 expect move_no_such_pid 1 "move 4000000 to /m: No such process" $R move m 4000000
-expect move_no_such_group 1 "group /nope: No such file or directory" $R move nope $py
+expect move_no_such_group 1 "group /nope: No such file or directory" $R move nope $$
 expect move_kernel_thread 1 "move 2 to /m: Invalid argument" $R move m 2
-kill -9 $py
-wait $py 2>/dev/null
 
 ### rm
 expect rm_has_children 1 "rm /a: Directory not empty" $R rm a
@@ -370,17 +368,33 @@ pids+=($cl)
 for _ in $(seq 100); do grep -q listening "$tmp/clog" && break; sleep 0.1; done
 result classify_starts "$(grep -q 'listening (4 rules)' "$tmp/clog"; echo $?)" "$(head -c 300 "$tmp/clog")"
 
-lands() {	# lands PID GROUP: within a second of now
-	local start=${EPOCHREALTIME/./} g now
+# lands PID GROUP KEY VALUE: PID is in GROUP within a second of showing
+# KEY (uid: its effective uid, comm) VALUE, the change classify acts on.
+lands() {
+	local pid=$1 want=$2 key=$3 val=$4 start="" g now k a b line
+	local deadline=$((${EPOCHREALTIME/./} + 60000000))
 	while :; do
-		g=$(< /proc/$1/res_group) 2>/dev/null
 		now=${EPOCHREALTIME/./}
-		if [ "$g" = "$2" ]; then
-			echo "# pid $1 in $2 after $(((now - start) / 1000)) ms"
+		if [ -z "$start" ]; then
+			[ $now -gt $deadline ] && { echo "# pid $pid never showed $key $val"; return 1; }
+			if [ "$key" = comm ]; then
+				read -r line < /proc/$pid/comm && [ "$line" = "$val" ] && start=$now
+			else
+				while read -r k a b line; do
+					[ "$k" = Uid: ] && [ "$b" = "$val" ] && start=$now
+				done < /proc/$pid/status
+			fi
+		fi
+		g=$(< /proc/$pid/res_group)
+		if [ -n "$start" ] && [ "$g" = "$want" ]; then
+			echo "# pid $pid in $want $(((now - start) / 1000)) ms after it showed $key $val"
 			return 0
 		fi
-		[ $((now - start)) -gt 1000000 ] && return 1
-		sleep 0.02
+		if [ -n "$start" ] && [ $((now - start)) -gt 1000000 ]; then
+			echo "# pid $pid in '$g', not $want, 1 s after it showed $key $val"
+			return 1
+		fi
+		read -t 0.02 -u $sleepfd
 	done
 }
 setpriv --reuid=daemon --regid=daemon --clear-groups sleep 30 &
@@ -394,11 +408,12 @@ p4=$!
 sleep 30 &
 p5=$!
 pids+=($p1 $p2 $p3 $p4 $p5)
-check classify_scan lands $early /cu1
-check classify_user_name lands $p1 /cu1
-check classify_user_uid lands $p2 /cu2
-check classify_command lands $p3 /cc
-sleep 0.5
+check classify_scan lands $early /cu1 uid 1
+check classify_user_name lands $p1 /cu1 uid 1
+check classify_user_uid lands $p2 /cu2 uid 65534
+check classify_command lands $p3 /cc comm rgprobe_sleep
+lands $p4 / uid 33 > /dev/null
+sleep 1
 result classify_no_match_stays "$([ "$(cat /proc/$p4/res_group)" = / ] && [ "$(cat /proc/$p5/res_group)" = / ]; echo $?)" \
 	"$(cat /proc/$p4/res_group) $(cat /proc/$p5/res_group)"
 # A group removed under it: it logs and goes on.
@@ -407,7 +422,7 @@ $R rm cu2
 setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 30 &
 p6=$!
 pids+=($p6)
-sleep 1
+for _ in $(seq 300); do grep -q "pid $p6 (sleep)" "$tmp/clog" && break; sleep 0.1; done
 result classify_group_removed_logged "$(grep -q "classify: pid $p6 (sleep) to /cu2 (rule on line 3): No such file or directory" "$tmp/clog"; echo $?)" \
 	"$(tail -3 "$tmp/clog" | tr '\n' '|')"
 result classify_survives "$(kill -0 $cl; echo $?)"
@@ -415,7 +430,7 @@ $R create cu2
 setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 30 &
 p7=$!
 pids+=($p7)
-check classify_group_back lands $p7 /cu2
+check classify_group_back lands $p7 /cu2 uid 65534
 kill -TERM $cl
 for _ in $(seq 20); do kill -0 $cl 2>/dev/null || break; sleep 0.05; done
 wait $cl

@@ -67,6 +67,38 @@ static int rule_error(const char *file, int line, const char *fmt, ...)
 	return 1;
 }
 
+/*
+ * Names are looked up in /etc/passwd and /etc/group themselves (rgctl is
+ * linked statically, without NSS); a number is taken as the id.
+ */
+static int lookup_id(int is_group, const char *name, unsigned int *id)
+{
+	FILE *f = fopen(is_group ? "/etc/group" : "/etc/passwd", "re");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found) {
+		if (is_group) {
+			struct group *gr = fgetgrent(f);
+
+			if (!gr)
+				break;
+			found = !strcmp(gr->gr_name, name);
+			*id = gr->gr_gid;
+		} else {
+			struct passwd *pw = fgetpwent(f);
+
+			if (!pw)
+				break;
+			found = !strcmp(pw->pw_name, name);
+			*id = pw->pw_uid;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
 static int parse_id(const char *s, unsigned int *id)
 {
 	int v;
@@ -99,21 +131,13 @@ static int parse_rule(const char *file, int lineno, char *s)
 				  match, strerror(EINVAL));
 	*val++ = '\0';
 	if (!strcmp(match, "user")) {
-		struct passwd *pw = getpwnam(val);
-
 		r.kind = R_USER;
-		if (pw)
-			r.id = pw->pw_uid;
-		else if (parse_id(val, &r.id))
+		if (lookup_id(0, val, &r.id) && parse_id(val, &r.id))
 			return rule_error(file, lineno, "unknown user '%s': %s",
 					  val, strerror(EINVAL));
 	} else if (!strcmp(match, "group")) {
-		struct group *gr = getgrnam(val);
-
 		r.kind = R_GROUP;
-		if (gr)
-			r.id = gr->gr_gid;
-		else if (parse_id(val, &r.id))
+		if (lookup_id(1, val, &r.id) && parse_id(val, &r.id))
 			return rule_error(file, lineno, "unknown group '%s': %s",
 					  val, strerror(EINVAL));
 	} else if (!strcmp(match, "command")) {
