@@ -348,7 +348,7 @@ command:rgprobe_* -> cc
 group:nogroup -> cu2
 EOF
 # A process already running: --scan.
-setpriv --reuid=daemon --regid=daemon --clear-groups sleep 30 &
+setpriv --reuid=daemon --regid=daemon --clear-groups sleep 600 &
 early=$!
 pids+=($early)
 $R classify --scan -v "$tmp/rules" 2> "$tmp/clog" &
@@ -386,15 +386,15 @@ lands() {
 		read -t 0.02 -u $sleepfd
 	done
 }
-setpriv --reuid=daemon --regid=daemon --clear-groups sleep 30 &
+setpriv --reuid=daemon --regid=daemon --clear-groups sleep 600 &
 p1=$!
-setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 30 &
+setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 600 &
 p2=$!
-"$tmp/rgprobe_sleep" 30 &
+"$tmp/rgprobe_sleep" 600 &
 p3=$!
-setpriv --reuid=www-data --regid=www-data --clear-groups sleep 30 &
+setpriv --reuid=www-data --regid=www-data --clear-groups sleep 600 &
 p4=$!
-sleep 30 &
+sleep 600 &
 p5=$!
 pids+=($p1 $p2 $p3 $p4 $p5)
 check classify_scan lands $early /cu1 uid 1
@@ -408,7 +408,7 @@ result classify_no_match_stays "$([ "$(cat /proc/$p4/res_group)" = / ] && [ "$(c
 # A group removed under it: it logs and goes on.
 kill -9 $p2; wait $p2 2>/dev/null
 $R rm cu2
-setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 30 &
+setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 600 &
 p6=$!
 pids+=($p6)
 for _ in $(seq 300); do grep -q "pid $p6 (sleep)" "$tmp/clog" && break; sleep 0.1; done
@@ -416,7 +416,7 @@ result classify_group_removed_logged "$(grep -q "classify: pid $p6 (sleep) to /c
 	"$(tail -3 "$tmp/clog" | tr '\n' '|')"
 result classify_survives "$(kill -0 $cl; echo $?)"
 $R create cu2
-setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 30 &
+setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 600 &
 p7=$!
 pids+=($p7)
 check classify_group_back lands $p7 /cu2 uid 65534
