@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Resource Groups: build, test and run. See README.md.
 #
-#   make          kernel (debug), modules and selftests
+#   make          kernel (debug), modules, selftests and tools/rgctl
 #   make run      interactive guest with the modules built
 #   make check    all tests in one debug guest boot; ends "N passed, N failed"
 #   make stress   the stress run alone, STRESS_SECONDS (default 60) long;
@@ -18,10 +18,13 @@ endif
 KCSAN_TESTS ?= test_members test_numtasks test_lifetime test_stress
 KBUILD_FLAGS = W=1
 
-.PHONY: all deps kernel modules selftests run check stress bench profile clean sparse \
-	checkpatch
+.PHONY: all deps kernel modules selftests rgctl run check stress bench profile clean \
+	sparse checkpatch
 
-all: modules selftests
+all: modules selftests rgctl
+
+rgctl:
+	$(MAKE) -C tools/rgctl
 
 deps:
 	@qemu/deps
@@ -68,6 +71,7 @@ checkpatch: kernel
 
 clean:
 	$(MAKE) -C selftests clean
+	$(MAKE) -C tools/rgctl clean
 	rm -rf .tmp_versions
 	find module selftests/modules \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
 		-o -name '*.mod.c' -o -name '.*.cmd' -o -name 'modules.order' \

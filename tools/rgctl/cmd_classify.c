@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rgctl classify RULES: moves processes into groups by rules, as they
+ * fork, exec or change uid/gid, from the kernel's process-events
+ * connector (netlink, CONFIG_PROC_EVENTS). Rules, one a line, first
+ * match wins ('#' comments):
+ *
+ *	user:NAME|UID      -> GROUP
+ *	group:NAME|GID     -> GROUP
+ *	command:PATTERN    -> GROUP
+ *
+ * user and group match the effective ids. A command PATTERN (fnmatch(3))
+ * with a '/' matches the executable's path (/proc/PID/exe) or argv[0];
+ * one without matches comm or the base name of either.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+
+#include "rgctl.h"
+
+enum { R_USER, R_GROUP, R_COMMAND };
+
+struct rule {
+	int kind;
+	unsigned int id;	/* uid or gid */
+	char *pattern;		/* command */
+	char group[4096];
+	int line;
+};
+
+static struct rule *rules;
+static int nrules, verbose;
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = sig;
+}
+
+static int rule_error(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int rule_error(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: %s:%d: ", prog, file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/*
+ * Names are looked up in /etc/passwd and /etc/group themselves (rgctl is
+ * linked statically, without NSS); a number is taken as the id.
+ */
+static int lookup_id(int is_group, const char *name, unsigned int *id)
+{
+	FILE *f = fopen(is_group ? "/etc/group" : "/etc/passwd", "re");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found) {
+		if (is_group) {
+			struct group *gr = fgetgrent(f);
+
+			if (!gr)
+				break;
+			found = !strcmp(gr->gr_name, name);
+			*id = gr->gr_gid;
+		} else {
+			struct passwd *pw = fgetpwent(f);
+
+			if (!pw)
+				break;
+			found = !strcmp(pw->pw_name, name);
+			*id = pw->pw_uid;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+static int parse_id(const char *s, unsigned int *id)
+{
+	int v;
+
+	if (parse_int(s, &v) || v < 0)
+		return -1;
+	*id = v;
+	return 0;
+}
+
+static int parse_rule(const char *file, int lineno, char *s)
+{
+	char *match, *arrow, *target, *extra, *val, *save = NULL;
+	struct rule r = { .line = lineno };
+
+	match = strtok_r(s, " \t", &save);
+	if (!match)
+		return 0;
+	arrow = strtok_r(NULL, " \t", &save);
+	target = arrow && strcmp(arrow, "->") ? arrow :
+		 strtok_r(NULL, " \t", &save);
+	extra = strtok_r(NULL, " \t", &save);
+	if (!target || extra)
+		return rule_error(file, lineno,
+				  "expected KIND:VALUE -> GROUP: %s",
+				  strerror(EINVAL));
+	val = strchr(match, ':');
+	if (!val || !val[1])
+		return rule_error(file, lineno, "'%s': expected user:, group: or command: and a value: %s",
+				  match, strerror(EINVAL));
+	*val++ = '\0';
+	if (!strcmp(match, "user")) {
+		r.kind = R_USER;
+		if (lookup_id(0, val, &r.id) && parse_id(val, &r.id))
+			return rule_error(file, lineno, "unknown user '%s': %s",
+					  val, strerror(EINVAL));
+	} else if (!strcmp(match, "group")) {
+		r.kind = R_GROUP;
+		if (lookup_id(1, val, &r.id) && parse_id(val, &r.id))
+			return rule_error(file, lineno, "unknown group '%s': %s",
+					  val, strerror(EINVAL));
+	} else if (!strcmp(match, "command")) {
+		r.kind = R_COMMAND;
+		r.pattern = xstrdup(val);
+	} else {
+		return rule_error(file, lineno,
+				  "'%s': unknown kind (user, group, command): %s",
+				  match, strerror(EINVAL));
+	}
+	if (group_norm(target, r.group, sizeof(r.group))) {
+		free(r.pattern);
+		return rule_error(file, lineno, "group '%s': %s", target,
+				  strerror(errno));
+	}
+	if (group_depth(r.group) > RG_MAX_DEPTH) {
+		free(r.pattern);
+		return rule_error(file, lineno, "group %s: %s", r.group,
+				  strerror(EMLINK));
+	}
+	rules = xrealloc(rules, (nrules + 1) * sizeof(*rules));
+	rules[nrules++] = r;
+	return 0;
+}
+
+static int load_rules(const char *file)
+{
+	char *buf, *line, *next;
+	int lineno = 0, errs = 0;
+
+	buf = read_file(file, NULL);
+	if (!buf) {
+		err_msg("%s: %s", file, strerror(errno));
+		return -1;
+	}
+	for (line = buf; line; line = next) {
+		char *hash;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		errs += parse_rule(file, lineno, line);
+	}
+	free(buf);
+	return errs ? -1 : 0;
+}
+
+/* What the rules look at. */
+struct proc_info {
+	unsigned int euid, egid;
+	char comm[64];
+	char exe[4096];
+	char argv0[4096];
+};
+
+static int get_info(pid_t pid, struct proc_info *pi)
+{
+	char path[64], *buf, *p, *s;
+	unsigned long flags = 0;
+	ssize_t n;
+	int i;
+
+	memset(pi, 0, sizeof(*pi));
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	buf = read_file(path, NULL);
+	if (!buf)
+		return -1;
+	/* Field 9, after "pid (comm) state ppid pgrp session tty tpgid". */
+	p = strrchr(buf, ')');
+	for (i = 0; p && i < 7; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		flags = strtoul(p + 1, NULL, 10);
+	free(buf);
+	if (!p || (flags & 0x00200000))	/* PF_KTHREAD */
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	buf = read_file(path, NULL);
+	if (!buf)
+		return -1;
+	p = strstr(buf, "\nUid:");
+	s = strstr(buf, "\nGid:");
+	if (!p || !s ||
+	    sscanf(p, "\nUid: %*u %u", &pi->euid) != 1 ||
+	    sscanf(s, "\nGid: %*u %u", &pi->egid) != 1) {
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	buf = read_file(path, NULL);
+	if (!buf)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(pi->comm, sizeof(pi->comm), "%s", buf);
+	free(buf);
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, pi->exe, sizeof(pi->exe) - 1);
+	pi->exe[n > 0 ? n : 0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	buf = read_file(path, NULL);
+	if (buf) {
+		snprintf(pi->argv0, sizeof(pi->argv0), "%s", buf);
+		free(buf);
+	}
+	return 0;
+}
+
+static const char *base(const char *s)
+{
+	const char *slash = strrchr(s, '/');
+
+	return slash ? slash + 1 : s;
+}
+
+static int match_command(const char *pat, const struct proc_info *pi)
+{
+	if (strchr(pat, '/'))
+		return (pi->exe[0] && !fnmatch(pat, pi->exe, 0)) ||
+		       (pi->argv0[0] && !fnmatch(pat, pi->argv0, 0));
+	return !fnmatch(pat, pi->comm, 0) ||
+	       (pi->exe[0] && !fnmatch(pat, base(pi->exe), 0)) ||
+	       (pi->argv0[0] && !fnmatch(pat, base(pi->argv0), 0));
+}
+
+static const struct rule *first_match(const struct proc_info *pi)
+{
+	int i;
+
+	for (i = 0; i < nrules; i++) {
+		const struct rule *r = &rules[i];
+
+		if ((r->kind == R_USER && r->id == pi->euid) ||
+		    (r->kind == R_GROUP && r->id == pi->egid) ||
+		    (r->kind == R_COMMAND && match_command(r->pattern, pi)))
+			return r;
+	}
+	return NULL;
+}
+
+/* Applies the rules to process pid. */
+static void classify(pid_t pid, const char *why)
+{
+	struct proc_info pi;
+	const struct rule *r;
+	char cur[4096];
+
+	if (pid <= 0 || get_info(pid, &pi))
+		return;		/* gone, or a kernel thread */
+	r = first_match(&pi);
+	if (!r)
+		return;
+	if (!task_group(pid, pid, cur, sizeof(cur)) && !strcmp(cur, r->group))
+		return;
+	if (move_process(r->group, pid, 1)) {
+		if (errno == ESRCH)
+			return;	/* exited meanwhile */
+		err_msg("classify: pid %d (%s) to %s (rule on line %d): %s",
+			pid, pi.comm, r->group, r->line, strerror(errno));
+		return;
+	}
+	if (verbose)
+		fprintf(stderr, "%s: classify: %s: pid %d (%s) -> %s (line %d)\n",
+			prog, why, pid, pi.comm, r->group, r->line);
+}
+
+static void scan(void)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	pid_t pid;
+
+	if (!d) {
+		err_msg("/proc: %s", strerror(errno));
+		return;
+	}
+	while ((de = readdir(d)))
+		if (!parse_pid(de->d_name, &pid))
+			classify(pid, "scan");
+	closedir(d);
+}
+
+static int nl_listen(int fd, enum proc_cn_mcast_op op)
+{
+	struct {
+		struct nlmsghdr nl;
+		struct cn_msg cn;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) msg;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.nl.nlmsg_len = sizeof(msg);
+	msg.nl.nlmsg_type = NLMSG_DONE;
+	msg.nl.nlmsg_pid = getpid();
+	msg.cn.id.idx = CN_IDX_PROC;
+	msg.cn.id.val = CN_VAL_PROC;
+	msg.cn.len = sizeof(msg.op);
+	msg.op = op;
+	return send(fd, &msg, sizeof(msg), 0) == sizeof(msg) ? 0 : -1;
+}
+
+static void handle(const struct proc_event *ev)
+{
+	switch (ev->what) {
+	case PROC_EVENT_FORK:
+		/* A new thread joins its leader's group by itself. */
+		if (ev->event_data.fork.child_pid ==
+		    ev->event_data.fork.child_tgid)
+			classify(ev->event_data.fork.child_tgid, "fork");
+		break;
+	case PROC_EVENT_EXEC:
+		classify(ev->event_data.exec.process_tgid, "exec");
+		break;
+	case PROC_EVENT_UID:
+		classify(ev->event_data.id.process_tgid, "uid");
+		break;
+	case PROC_EVENT_GID:
+		classify(ev->event_data.id.process_tgid, "gid");
+		break;
+	default:
+		break;
+	}
+}
+
+static int event_loop(int fd)
+{
+	char buf[16384] __attribute__((aligned(8)));
+
+	while (!stop) {
+		struct nlmsghdr *nh;
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				err_msg("classify: events lost (%s); scanning /proc",
+					strerror(errno));
+				scan();
+				continue;
+			}
+			err_msg("classify: netlink: %s", strerror(errno));
+			return -1;
+		}
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
+		     nh = NLMSG_NEXT(nh, n)) {
+			struct cn_msg *cn;
+
+			if (nh->nlmsg_type == NLMSG_NOOP)
+				continue;
+			if (nh->nlmsg_type == NLMSG_ERROR ||
+			    nh->nlmsg_type == NLMSG_OVERRUN)
+				break;
+			cn = NLMSG_DATA(nh);
+			if (cn->id.idx != CN_IDX_PROC ||
+			    cn->id.val != CN_VAL_PROC ||
+			    cn->len < sizeof(struct proc_event))
+				continue;
+			handle((struct proc_event *)cn->data);
+		}
+	}
+	return 0;
+}
+
+int cmd_classify(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "scan", no_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int opt, do_scan = 0, fd, rcvbuf = 4 << 20, ret, i;
+	struct sigaction act;
+
+	while ((opt = getopt_long(argc, argv, "+sv", longopts, NULL)) != -1) {
+		if (opt == 's')
+			do_scan = 1;
+		else if (opt == 'v')
+			verbose = 1;
+		else
+			return usage_error("usage: rgctl classify [--scan] [-v] RULES");
+	}
+	if (argc - optind != 1)
+		return usage_error("usage: rgctl classify [--scan] [-v] RULES");
+	if (load_rules(argv[optind]))
+		return EXIT_ERR;
+	if (!group_exists("/")) {
+		err_msg("%s: %s (is res_groups.ko loaded?)", rg_root,
+			strerror(ENOENT));
+		return EXIT_ERR;
+	}
+	for (i = 0; i < nrules; i++)
+		if (!group_exists(rules[i].group))
+			err_msg("%s:%d: group %s: %s (rule kept: it applies once the group exists)",
+				argv[optind], rules[i].line, rules[i].group,
+				strerror(ENOENT));
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = on_signal;	/* no SA_RESTART: recv() returns */
+	sigaction(SIGTERM, &act, NULL);
+	sigaction(SIGINT, &act, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+	if (fd < 0) {
+		err_msg("classify: netlink socket: %s", strerror(errno));
+		return EXIT_ERR;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	sa.nl_groups = CN_IDX_PROC;
+	sa.nl_pid = getpid();
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    nl_listen(fd, PROC_CN_MCAST_LISTEN)) {
+		err_msg("classify: process events connector: %s (CONFIG_PROC_EVENTS, CAP_NET_ADMIN?)",
+			strerror(errno));
+		close(fd);
+		return EXIT_ERR;
+	}
+	/* Listening first, then the scan: nothing started meanwhile is missed. */
+	if (do_scan)
+		scan();
+	if (verbose)
+		fprintf(stderr, "%s: classify: listening (%d rules)\n", prog,
+			nrules);
+	ret = event_loop(fd);
+	nl_listen(fd, PROC_CN_MCAST_IGNORE);
+	close(fd);
+	if (verbose)
+		fprintf(stderr, "%s: classify: stopped (%s)\n", prog,
+			stop ? strsignal(stop) : "error");
+	for (i = 0; i < nrules; i++)
+		free(rules[i].pattern);
+	free(rules);
+	return ret ? EXIT_ERR : EXIT_OK;
+}
