@@ -14,11 +14,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -185,6 +187,14 @@ static double measure1(pid_t pid)
 
 #define CPU(g, key)	rg_get(g, "stats", "cpu", key)
 
+static int write_pid(const char *path, pid_t pid)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%d\n", pid);
+	return rg_write(path, s);
+}
+
 FIXTURE(cpu) {
 	int unused;
 };
@@ -205,6 +215,7 @@ FIXTURE_TEARDOWN(cpu)
 	rg_move("", getpid());
 	rg_remove_all_groups();
 	rg_unload_all();
+	rmdir("/sys/fs/cgroup/rg_cpu_test");
 }
 
 /* Guarantees 60 and 20, both groups saturated: a 3:1 split. */
@@ -446,6 +457,66 @@ TEST_F(cpu, fork_inherits)
 	EXPECT_GT(part[0] + part[1], 0.22);
 	EXPECT_LT(part[0] + part[1], 0.28);
 	munmap(kids, 2 * sizeof(*kids));
+}
+
+#define CGROUP "/sys/fs/cgroup"
+
+/*
+ * A task in a non-root cgroup v2 cpu cgroup is under cgroup's control, not
+ * ours; back in cgroup's root, it is ours again.
+ */
+TEST_F_TIMEOUT(cpu, cgroup_keeps_its_tasks, 60)
+{
+	double part;
+	pid_t p;
+
+	ASSERT_EQ(0, rg_write(CGROUP "/cgroup.subtree_control", "+cpu"));
+	rmdir(CGROUP "/rg_cpu_test");
+	ASSERT_EQ(0, mkdir(CGROUP "/rg_cpu_test", 0755));
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, cpu_set("a", "max_shares=25"));
+	p = busy_start("a", 2 * ncpus());
+	ASSERT_GT(p, 0);
+	part = measure1(p);
+	TH_LOG("in a: %.3f", part);
+	EXPECT_LT(part, 0.28);
+	ASSERT_EQ(0, write_pid(CGROUP "/rg_cpu_test/cgroup.procs", p));
+	EXPECT_EQ(1, rg_is_member("a", p));
+	part = measure1(p);
+	TH_LOG("in a and in a cpu cgroup: %.3f", part);
+	EXPECT_GT(part, 0.90);
+	ASSERT_EQ(0, write_pid(CGROUP "/cgroup.procs", p));
+	part = measure1(p);
+	TH_LOG("back in cgroup's root: %.3f", part);
+	EXPECT_LT(part, 0.28);
+	busy_stop(p);
+	EXPECT_EQ(0, rmdir(CGROUP "/rg_cpu_test"));
+}
+
+/* A real-time task ignores the ceiling (CFS bandwidth is not for it). */
+TEST_F(cpu, realtime_not_controlled)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	double part;
+	pid_t p;
+
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, cpu_set("a", "max_shares=10"));
+	p = busy_start("a", 1);
+	ASSERT_GT(p, 0);
+	part = measure1(p);
+	TH_LOG("SCHED_OTHER: %.3f", part);
+	EXPECT_LT(part, 0.13);
+	ASSERT_EQ(0, sched_setscheduler(p, SCHED_FIFO, &sp));
+	part = measure1(p);
+	TH_LOG("SCHED_FIFO: %.3f", part);
+	/* One CPU of ncpus(), less the real-time throttling (5%). */
+	EXPECT_GT(part, 0.85 / ncpus());
+	sp.sched_priority = 0;
+	ASSERT_EQ(0, sched_setscheduler(p, SCHED_OTHER, &sp));
+	part = measure1(p);
+	TH_LOG("SCHED_OTHER again: %.3f", part);
+	EXPECT_LT(part, 0.13);
 }
 
 /* rmdir of a saturated capped group: its tasks run uncapped in the root. */
