@@ -448,9 +448,14 @@ TEST_F(cpu, fork_inherits)
 		sleep_ms(10);
 	busy.pid[busy.n++] = kids[0];
 	busy.pid[busy.n++] = kids[1];
-	sleep_ms(100);
-	ASSERT_GT(rg_read(rg_path(path, sizeof(path), "a", "members"), buf,
-			  sizeof(buf)), 0);
+	/* p, and each child with its second thread. */
+	for (i = 0; i < 200; i++) {
+		ASSERT_GT(rg_read(rg_path(path, sizeof(path), "a", "members"),
+				  buf, sizeof(buf)), 0);
+		if (rg_count_lines(buf) == 5)
+			break;
+		sleep_ms(10);
+	}
 	EXPECT_EQ(5, rg_count_lines(buf));
 	ASSERT_EQ(0, measure(kids, 2, part));
 	TH_LOG("forked children in a: %.3f + %.3f", part[0], part[1]);
