@@ -21,9 +21,13 @@
  * deadline tasks ignore CFS weights and bandwidth.
  *
  * Locking: rc_mutex protects the tree (parent, children, sibling), the
- * task groups' weights and bandwidth, and the stats baselines; it is
- * taken in the callbacks that may sleep, inside the framework's locks.
- * move_task() runs under the framework's spinlocks: it only reads
+ * task groups' weights and the stats baselines; it is taken in the
+ * callbacks that may sleep, inside the framework's locks. Ceilings and
+ * the destruction of task groups are left to rc_work, outside every lock
+ * of ours and the framework's (CFS bandwidth takes cpu_hotplug_lock);
+ * rc_lock, innermost, protects its lists. The static key of the hooks
+ * (it takes cpu_hotplug_lock too) is turned on and off at load and
+ * unload. move_task() runs under the framework's spinlocks: it only reads
  * @self_tg, which lives as long as the shares, and the scheduler takes
  * the task's pi_lock and rq lock inside.
  */
@@ -41,6 +45,8 @@
 #include <linux/sched.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 /* The bandwidth period: SPEC 8's ceiling holds over any 100 ms. */
 #define RC_PERIOD_NS		(100 * NSEC_PER_MSEC)
@@ -64,6 +70,8 @@
  * @retired_ns: CPU time of removed children (root only: other groups'
  *	@tg keep their children's time)
  * @base: counters at load (zero) or at the last reset
+ * @quota: the ceiling rc_work is to set (rc_lock)
+ * @work_node: entry in rc_dirty or rc_dead (rc_lock)
  */
 struct rc_group {
 	struct res_shares shares;
@@ -74,9 +82,17 @@ struct rc_group {
 	struct task_group *self_tg;
 	u64 retired_ns;
 	struct res_group_sched_stat base;
+	u64 quota;
+	struct list_head work_node;
 };
 
 static DEFINE_MUTEX(rc_mutex);
+static DEFINE_SPINLOCK(rc_lock);
+static LIST_HEAD(rc_dirty);	/* ceilings to set */
+static LIST_HEAD(rc_dead);	/* groups to destroy, children first */
+
+static void rc_work_fn(struct work_struct *work);
+static DECLARE_WORK(rc_work, rc_work_fn);
 
 static struct rc_group *to_rc(struct res_shares *s)
 {
@@ -146,7 +162,6 @@ static void rc_set_bandwidth(struct rc_group *g)
 {
 	u64 quota = U64_MAX;
 	struct rc_group *c;
-	int ret;
 
 	if (g->parent) {
 		if (g->shares.max_shares >= 0) {
@@ -155,10 +170,12 @@ static void rc_set_bandwidth(struct rc_group *g)
 					  RC_PPB / 1000);
 			quota = max_t(u64, quota, RC_MIN_QUOTA_NS);
 		}
-		ret = res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS,
-						    quota);
-		if (ret)
-			pr_warn_ratelimited("ceiling not set: %d\n", ret);
+		spin_lock(&rc_lock);
+		g->quota = quota;
+		if (list_empty(&g->work_node))
+			list_add_tail(&g->work_node, &rc_dirty);
+		spin_unlock(&rc_lock);
+		queue_work(system_unbound_wq, &rc_work);
 	}
 	list_for_each_entry(c, &g->children, sibling)
 		rc_set_bandwidth(c);
@@ -246,6 +263,7 @@ static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 	if (!g)
 		return NULL;
 	INIT_LIST_HEAD(&g->children);
+	INIT_LIST_HEAD(&g->work_node);
 	/* The defaults the framework is about to set (SPEC 3). */
 	g->shares.min_shares = RES_SHARES_DONT_CARE;
 	g->shares.max_shares = RES_SHARES_DONT_CARE;
@@ -300,12 +318,51 @@ static void rc_free_shares(struct res_shares *s)
 	res_group_sched_release(g->self_tg);
 	if (p)
 		res_group_sched_release(g->tg);
-	synchronize_rcu();
-	res_group_sched_free(g->self_tg);
-	if (p)
-		res_group_sched_free(g->tg);
 	mutex_unlock(&rc_mutex);
-	kfree(g);
+	/* rc_work frees the task groups: it may be setting a ceiling. */
+	spin_lock(&rc_lock);
+	list_del(&g->work_node);
+	list_add_tail(&g->work_node, &rc_dead);
+	spin_unlock(&rc_lock);
+	queue_work(system_unbound_wq, &rc_work);
+}
+
+/*
+ * Sets the ceilings and destroys the task groups of removed groups, apart
+ * from the framework's locks: CFS bandwidth takes cpu_hotplug_lock, which
+ * a cgroup migration holds while it waits for forks, and forks may wait
+ * for the framework. One work item, never run twice at once, so a group
+ * is never destroyed while its ceiling is being set.
+ */
+static void rc_work_fn(struct work_struct *work)
+{
+	struct rc_group *g, *n;
+	LIST_HEAD(dead);
+	u64 quota;
+	int ret;
+
+	spin_lock(&rc_lock);
+	while ((g = list_first_entry_or_null(&rc_dirty, struct rc_group,
+					     work_node))) {
+		list_del_init(&g->work_node);
+		quota = g->quota;
+		spin_unlock(&rc_lock);
+		ret = res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS, quota);
+		if (ret)
+			pr_warn_ratelimited("ceiling not set: %d\n", ret);
+		spin_lock(&rc_lock);
+	}
+	list_splice_init(&rc_dead, &dead);
+	spin_unlock(&rc_lock);
+	if (list_empty(&dead))
+		return;
+	synchronize_rcu();
+	list_for_each_entry_safe(g, n, &dead, work_node) {
+		res_group_sched_free(g->self_tg);
+		if (g->parent)
+			res_group_sched_free(g->tg);
+		kfree(g);
+	}
 }
 
 static struct res_controller rc_ctl = {
@@ -322,12 +379,22 @@ static struct res_controller rc_ctl = {
 
 static int __init rc_init(void)
 {
-	return res_controller_register(&rc_ctl);
+	int ret;
+
+	res_group_sched_enable();
+	ret = res_controller_register(&rc_ctl);
+	if (ret) {
+		flush_work(&rc_work);
+		res_group_sched_disable();
+	}
+	return ret;
 }
 
 static void __exit rc_exit(void)
 {
 	res_controller_unregister(&rc_ctl);
+	flush_work(&rc_work);
+	res_group_sched_disable();
 }
 
 module_init(rc_init);

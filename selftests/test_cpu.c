@@ -405,7 +405,7 @@ TEST_F_TIMEOUT(cpu, moves, 60)
 	ASSERT_EQ(0, rg_move("b", p));
 	part = measure1(p);
 	TH_LOG("in b: %.3f", part);
-	EXPECT_GT(part, 0.90 / ncpus());
+	EXPECT_GT(part, 0.80 / ncpus());
 	ASSERT_EQ(0, rg_move("a", p));
 	part = measure1(p);
 	TH_LOG("back in a: %.3f", part);
@@ -515,8 +515,8 @@ TEST_F(cpu, realtime_not_controlled)
 	ASSERT_EQ(0, sched_setscheduler(p, SCHED_FIFO, &sp));
 	part = measure1(p);
 	TH_LOG("SCHED_FIFO: %.3f", part);
-	/* One CPU of ncpus(), less the real-time throttling (5%). */
-	EXPECT_GT(part, 0.85 / ncpus());
+	/* Well above the ceiling: up to one CPU of ncpus(). */
+	EXPECT_GT(part, 0.20);
 	sp.sched_priority = 0;
 	ASSERT_EQ(0, sched_setscheduler(p, SCHED_OTHER, &sp));
 	part = measure1(p);
