@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -120,6 +121,8 @@ static pid_t busy_start(const char *group, int threads)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		/* Gone with the test, even if the harness kills it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(fds[0]);
 		if (group && rg_move(group, getpid()))
 			_exit(1);
@@ -201,6 +204,9 @@ FIXTURE(cpu) {
 
 FIXTURE_SETUP(cpu)
 {
+	/* What a test the harness killed (timeout) may have left. */
+	rg_move("", getpid());
+	rg_remove_all_groups();
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	if (!cpu_absent())
@@ -219,7 +225,7 @@ FIXTURE_TEARDOWN(cpu)
 }
 
 /* Guarantees 60 and 20, both groups saturated: a 3:1 split. */
-TEST_F(cpu, guarantee_split)
+TEST_F_TIMEOUT(cpu, guarantee_split, 120)
 {
 	double part[2], share;
 	pid_t p[2];
@@ -241,7 +247,7 @@ TEST_F(cpu, guarantee_split)
 }
 
 /* A third, unguaranteed busy group does not eat into the guarantees. */
-TEST_F(cpu, guarantee_with_unguaranteed_group)
+TEST_F_TIMEOUT(cpu, guarantee_with_unguaranteed_group, 120)
 {
 	double part[3], sum;
 	pid_t p[3];
@@ -267,7 +273,7 @@ TEST_F(cpu, guarantee_with_unguaranteed_group)
  * other takes the whole machine; once both are busy, the split is 3:1
  * again (the same test without the controller fails there).
  */
-TEST_F_TIMEOUT(cpu, work_conserving, 60)
+TEST_F_TIMEOUT(cpu, work_conserving, 120)
 {
 	double part[2];
 	pid_t p[2];
@@ -289,7 +295,7 @@ TEST_F_TIMEOUT(cpu, work_conserving, 60)
 }
 
 /* max_shares=25 holds on an idle machine. */
-TEST_F(cpu, ceiling)
+TEST_F_TIMEOUT(cpu, ceiling, 120)
 {
 	double part;
 	pid_t p;
@@ -305,7 +311,7 @@ TEST_F(cpu, ceiling)
 }
 
 /* Ceilings multiply: 50 of 50 is a quarter of the machine. */
-TEST_F(cpu, nested_ceilings)
+TEST_F_TIMEOUT(cpu, nested_ceilings, 120)
 {
 	double part;
 	pid_t p;
@@ -329,7 +335,7 @@ TEST_F(cpu, nested_ceilings)
  * depth 5 to a quarter; below that, siblings at depth 5 with guarantees
  * 60 and 20 split 3:1.
  */
-TEST_F_TIMEOUT(cpu, depth5, 60)
+TEST_F_TIMEOUT(cpu, depth5, 120)
 {
 	double part[2], share;
 	pid_t p[2];
@@ -364,7 +370,7 @@ TEST_F_TIMEOUT(cpu, depth5, 60)
 }
 
 /* A shares write takes effect at once, on tasks already running. */
-TEST_F_TIMEOUT(cpu, shares_write_takes_effect, 60)
+TEST_F_TIMEOUT(cpu, shares_write_takes_effect, 120)
 {
 	double part;
 	pid_t p;
@@ -388,7 +394,7 @@ TEST_F_TIMEOUT(cpu, shares_write_takes_effect, 60)
 }
 
 /* A running process moved out of and back into a capped group. */
-TEST_F_TIMEOUT(cpu, moves, 60)
+TEST_F_TIMEOUT(cpu, moves, 120)
 {
 	double part;
 	pid_t p;
@@ -414,7 +420,7 @@ TEST_F_TIMEOUT(cpu, moves, 60)
 }
 
 /* Threads and child processes forked in a capped group stay capped. */
-TEST_F(cpu, fork_inherits)
+TEST_F_TIMEOUT(cpu, fork_inherits, 120)
 {
 	char path[PATH_MAX], buf[4096];
 	double part[2];
@@ -431,11 +437,13 @@ TEST_F(cpu, fork_inherits)
 	p = fork();
 	ASSERT_GE(p, 0);
 	if (p == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (rg_move("a", getpid()))
 			_exit(1);
 		for (i = 0; i < 2; i++) {
 			kids[i] = fork();
 			if (kids[i] == 0) {
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
 				pthread_create(&t, NULL, spin, NULL);
 				spin(NULL);
 			}
@@ -470,7 +478,7 @@ TEST_F(cpu, fork_inherits)
  * A task in a non-root cgroup v2 cpu cgroup is under cgroup's control, not
  * ours; back in cgroup's root, it is ours again.
  */
-TEST_F_TIMEOUT(cpu, cgroup_keeps_its_tasks, 60)
+TEST_F_TIMEOUT(cpu, cgroup_keeps_its_tasks, 120)
 {
 	double part;
 	pid_t p;
@@ -499,7 +507,7 @@ TEST_F_TIMEOUT(cpu, cgroup_keeps_its_tasks, 60)
 }
 
 /* A real-time task ignores the ceiling (CFS bandwidth is not for it). */
-TEST_F(cpu, realtime_not_controlled)
+TEST_F_TIMEOUT(cpu, realtime_not_controlled, 120)
 {
 	struct sched_param sp = { .sched_priority = 1 };
 	double part;
@@ -525,7 +533,7 @@ TEST_F(cpu, realtime_not_controlled)
 }
 
 /* rmdir of a saturated capped group: its tasks run uncapped in the root. */
-TEST_F(cpu, rmdir_while_saturated)
+TEST_F_TIMEOUT(cpu, rmdir_while_saturated, 120)
 {
 	double part;
 	pid_t p;
@@ -547,7 +555,7 @@ TEST_F(cpu, rmdir_while_saturated)
  * Unload cpu.ko while capped groups are saturated (every task back in the
  * root task group, uncapped), load it again and cap them again.
  */
-TEST_F_TIMEOUT(cpu, reload_while_saturated, 60)
+TEST_F_TIMEOUT(cpu, reload_while_saturated, 120)
 {
 	double part[2];
 	pid_t p[2];
@@ -579,7 +587,7 @@ TEST_F_TIMEOUT(cpu, reload_while_saturated, 60)
 }
 
 /* numtasks and cpu together, loaded in either order, both enforced. */
-TEST_F(cpu, with_numtasks)
+TEST_F_TIMEOUT(cpu, with_numtasks, 120)
 {
 	double part;
 	pid_t p;
@@ -615,7 +623,7 @@ TEST_F(cpu, with_numtasks)
  * The stats line: its exact form, usage_usec against the tasks' own CPU
  * time, the throttling counters once a ceiling bites, and reset.
  */
-TEST_F(cpu, stats)
+TEST_F_TIMEOUT(cpu, stats, 120)
 {
 	char path[PATH_MAX], buf[512], want[512];
 	long u0, u1;
