@@ -150,6 +150,42 @@ if med("fork", "U"):
     target("hooks patch: patched/unpatched fork <= 1.005 (%.4f)" %
            statistics.median(pr), statistics.median(pr) <= 1.005, pr, 1.005)
 
+# The CPU controller (bench/cpu.sh): N no module, R cpu.ko, G cgroup v2
+# cpu; A2/U: patched and unpatched kernel, no module.
+units.update({"pp_same": "ns per pipe round trip, one depth-5 group",
+              "pp_sib": "ns per pipe round trip, sibling depth-5 groups",
+              "ceil25": "part of the machine, ceiling 0.25",
+              "ceil_nested": "part of the machine, 50 of 50 = 0.25",
+              "split": "first group's part of the busy time, 60/20 = 0.75"})
+if raw.get("pp_same"):
+    print()
+    print(f"{'cpu test':<12} {'config':<7} {'median':>10} {'spread':>8}")
+    for test in ["pp_same", "pp_sib", "ceil25", "ceil_nested", "split"]:
+        for cfg in ["N", "R", "G", "A2", "U"]:
+            if cfg not in raw.get(test, {}):
+                continue
+            print(f"{test:<12} {cfg:<7} {med(test, cfg):>10.4g} "
+                  f"{summary[test][cfg]['spread_pct']:>7.1f}%  "
+                  f"{ {'N': 'no module', 'R': 'cpu.ko', 'G': 'cgroup cpu', 'A2': 'patched', 'U': 'unpatched'}[cfg]}")
+    for test in ("pp_same", "pp_sib"):
+        if med(test, "R") and med(test, "G"):
+            pr, pg = paired(test, "R", "N"), paired(test, "G", "N")
+            target("%s: cpu.ko/none <= cgroup/none (%.3f vs %.3f)" %
+                   (test, statistics.median(pr), statistics.median(pg)),
+                   statistics.median(pr) <= statistics.median(pg))
+    for test, want in (("ceil25", 0.25), ("ceil_nested", 0.25),
+                       ("split", 0.75)):
+        if med(test, "R") is not None and med(test, "G") is not None:
+            er, eg = abs(med(test, "R") - want), abs(med(test, "G") - want)
+            summary[test]["error"] = {"R": er, "G": eg}
+            target("%s: our error %.4f vs cgroup's %.4f (<= cgroup's + "
+                   "0.01)" % (test, er, eg), er <= eg + 0.01)
+    if med("pp_same", "U"):
+        pr = paired("pp_same", "A2", "U")
+        target("hooks patch: patched/unpatched pipe round trip <= 1.01 "
+               "(%.4f)" % statistics.median(pr),
+               statistics.median(pr) <= 1.01, pr, 1.01)
+
 with open(args.json, "w") as f:
     json.dump({"date": datetime.datetime.utcnow().isoformat() + "Z",
                "kernel": args.kernel, "commit": args.commit,

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpu: guarantees and ceilings of CPU time per resource group (SPEC
+ * section 8; docs/res_groups.rst, "The CPU controller").
+ *
+ * Not a scheduler: a thin layer over the kernel's CFS task groups, placed
+ * the way autogroup places them (<linux/res_group_sched.h>). Each group has
+ * two task groups: @tg for its whole subtree, and @self_tg, a child of
+ * @tg, for its own tasks. The root's @tg is the root task group itself.
+ * Below a group's @tg run its @self_tg and its children's @tg, weighted
+ * by the shares:
+ * - a child with min_shares m gets weight m / divisor of the parent's;
+ * - the parent's unused part is split equally among @self_tg and the
+ *   children without a guarantee.
+ * A ceiling is CFS bandwidth on @tg: abs_max x online CPUs per 100 ms.
+ * CFS is work-conserving and hierarchical, so what a group does not use
+ * goes to the others, and a parent's ceiling bounds its subtree.
+ *
+ * Tasks the cgroup cpu controller has in a non-root cgroup stay there,
+ * kernel threads are left in the root task group, and real-time and
+ * deadline tasks ignore CFS weights and bandwidth.
+ *
+ * Locking: rc_mutex protects the tree (parent, children, sibling), the
+ * task groups' weights and bandwidth, and the stats baselines; it is
+ * taken in the callbacks that may sleep, inside the framework's locks.
+ * move_task() runs under the framework's spinlocks: it only reads
+ * @self_tg, which lives as long as the shares, and the scheduler takes
+ * the task's pi_lock and rq lock inside.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/bits.h>
+#include <linux/err.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/res_group.h>
+#include <linux/res_group_sched.h>
+#include <linux/sched.h>
+#include <linux/seq_buf.h>
+#include <linux/slab.h>
+
+/* The bandwidth period: SPEC 8's ceiling holds over any 100 ms. */
+#define RC_PERIOD_NS		(100 * NSEC_PER_MSEC)
+/* The scheduler refuses less run time than this per period. */
+#define RC_MIN_QUOTA_NS	NSEC_PER_MSEC
+/* Weight of a whole parent, shared out among its children. */
+#define RC_WEIGHT_ALL		BIT(17)
+#define RC_WEIGHT_MIN		2UL
+#define RC_WEIGHT_MAX		BIT(18)
+/* Fractions of the machine in parts per billion. */
+#define RC_PPB			1000000000ULL
+
+/**
+ * struct rc_group - CPU controller state of one group
+ * @shares: the framework's part
+ * @parent: the parent group's state, NULL at the root
+ * @children: the child groups' states
+ * @sibling: entry in the parent's @children
+ * @tg: task group of the whole subtree (NULL: the root task group)
+ * @self_tg: task group of the group's own tasks
+ * @retired_ns: CPU time of removed children (root only: other groups'
+ *	@tg keep their children's time)
+ * @base: counters at load (zero) or at the last reset
+ */
+struct rc_group {
+	struct res_shares shares;
+	struct rc_group *parent;
+	struct list_head children;
+	struct list_head sibling;
+	struct task_group *tg;
+	struct task_group *self_tg;
+	u64 retired_ns;
+	struct res_group_sched_stat base;
+};
+
+static DEFINE_MUTEX(rc_mutex);
+
+static struct rc_group *to_rc(struct res_shares *s)
+{
+	return container_of(s, struct rc_group, shares);
+}
+
+static unsigned long rc_weight(u64 num, u64 den)
+{
+	u64 w = den ? div64_u64(RC_WEIGHT_ALL * num, den) : 0;
+
+	return clamp_t(u64, w, RC_WEIGHT_MIN, RC_WEIGHT_MAX);
+}
+
+/*
+ * Weights of @p's self_tg and children: guarantees first, the unused part
+ * equally among the self_tg and the children without one.
+ */
+static void rc_set_weights(struct rc_group *p)
+{
+	int div = p->shares.child_shares_divisor;
+	int unused = max(p->shares.unused, 0);
+	struct rc_group *c;
+	u64 k = 1;
+
+	list_for_each_entry(c, &p->children, sibling)
+		if (c->shares.min_shares < 0)
+			k++;
+	res_group_sched_set_weight(p->self_tg, rc_weight(unused, div * k));
+	list_for_each_entry(c, &p->children, sibling)
+		res_group_sched_set_weight(c->tg, c->shares.min_shares >= 0 ?
+					   rc_weight(c->shares.min_shares, div) :
+					   rc_weight(unused, div * k));
+}
+
+/* A child's part of its parent's @amount (SPEC 3.2), rounded down. */
+static u64 rc_part(u64 amount, int num, struct rc_group *parent)
+{
+	int div = parent->shares.child_shares_divisor;
+
+	return div > 0 ? div64_u64(amount * num, div) : 0;
+}
+
+/* abs_max of @g, in parts per billion of the machine. */
+static u64 rc_max_ppb(struct rc_group *g)
+{
+	u64 pmax;
+
+	if (!g->parent)
+		return RC_PPB;
+	pmax = rc_max_ppb(g->parent);
+	return g->shares.max_shares >= 0 ?
+		rc_part(pmax, g->shares.max_shares, g->parent) : pmax;
+}
+
+/* abs_min of @g, in parts per billion of the machine. */
+static u64 rc_min_ppb(struct rc_group *g)
+{
+	if (!g->parent)
+		return RC_PPB;
+	return g->shares.min_shares >= 0 ?
+		rc_part(rc_min_ppb(g->parent), g->shares.min_shares,
+			g->parent) : 0;
+}
+
+/* The ceiling of @g and of every descendant with its own max_shares. */
+static void rc_set_bandwidth(struct rc_group *g)
+{
+	u64 quota = U64_MAX;
+	struct rc_group *c;
+	int ret;
+
+	if (g->parent) {
+		if (g->shares.max_shares >= 0) {
+			quota = div64_u64(rc_max_ppb(g) * num_online_cpus() *
+					  (RC_PERIOD_NS / 1000),
+					  RC_PPB / 1000);
+			quota = max_t(u64, quota, RC_MIN_QUOTA_NS);
+		}
+		ret = res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS,
+						    quota);
+		if (ret)
+			pr_warn_ratelimited("ceiling not set: %d\n", ret);
+	}
+	list_for_each_entry(c, &g->children, sibling)
+		rc_set_bandwidth(c);
+}
+
+/* Raw counters of @g's subtree; caller holds rc_mutex. */
+static void rc_read(struct rc_group *g, struct res_group_sched_stat *st)
+{
+	struct res_group_sched_stat cst;
+	struct rc_group *c;
+
+	if (g->parent) {
+		res_group_sched_stat(g->tg, st);
+		return;
+	}
+	/* The root task group keeps no total: add up its parts. */
+	res_group_sched_stat(g->self_tg, &cst);
+	memset(st, 0, sizeof(*st));
+	st->usage_ns = cst.usage_ns + g->retired_ns;
+	list_for_each_entry(c, &g->children, sibling) {
+		res_group_sched_stat(c->tg, &cst);
+		st->usage_ns += cst.usage_ns;
+	}
+}
+
+static void rc_show_stats(struct res_shares *s, struct seq_buf *sb)
+{
+	struct rc_group *g = to_rc(s);
+	struct res_group_sched_stat st;
+
+	mutex_lock(&rc_mutex);
+	rc_read(g, &st);
+	seq_buf_printf(sb,
+		       "res=cpu,usage_usec=%llu,nr_periods=%llu,nr_throttled=%llu,throttled_usec=%llu,guarantee_permille=%llu,limit_permille=%llu\n",
+		       div_u64(st.usage_ns - g->base.usage_ns, NSEC_PER_USEC),
+		       st.nr_periods - g->base.nr_periods,
+		       st.nr_throttled - g->base.nr_throttled,
+		       div_u64(st.throttled_ns - g->base.throttled_ns,
+			       NSEC_PER_USEC),
+		       div_u64(rc_min_ppb(g), RC_PPB / 1000),
+		       div_u64(rc_max_ppb(g), RC_PPB / 1000));
+	mutex_unlock(&rc_mutex);
+}
+
+static int rc_reset_stats(struct res_shares *s, const char *args)
+{
+	struct rc_group *g = to_rc(s);
+
+	if (*args)
+		return -EINVAL;
+	mutex_lock(&rc_mutex);
+	rc_read(g, &g->base);
+	mutex_unlock(&rc_mutex);
+	return 0;
+}
+
+/* A write changed @s: its parent's level, its own, its subtree's ceilings. */
+static void rc_shares_changed(struct res_shares *s)
+{
+	struct rc_group *g = to_rc(s);
+
+	mutex_lock(&rc_mutex);
+	if (g->parent)
+		rc_set_weights(g->parent);
+	rc_set_weights(g);
+	rc_set_bandwidth(g);
+	mutex_unlock(&rc_mutex);
+}
+
+/* Kernel threads are never controlled; the others follow their group. */
+static void rc_move_task(struct task_struct *tsk, struct res_shares *from,
+			 struct res_shares *to, enum res_group_event event)
+{
+	if (tsk->flags & PF_KTHREAD)
+		return;
+	res_group_sched_move_task(tsk, to ? to_rc(to)->self_tg : NULL);
+}
+
+static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
+					  struct res_shares *parent)
+{
+	struct rc_group *g = kzalloc(sizeof(*g), GFP_KERNEL);
+	struct rc_group *p = parent ? to_rc(parent) : NULL;
+
+	if (!g)
+		return NULL;
+	INIT_LIST_HEAD(&g->children);
+	/* The defaults the framework is about to set (SPEC 3). */
+	g->shares.min_shares = RES_SHARES_DONT_CARE;
+	g->shares.max_shares = RES_SHARES_DONT_CARE;
+	g->shares.child_shares_divisor = RES_SHARES_DEFAULT_DIVISOR;
+	g->shares.unused = RES_SHARES_DEFAULT_DIVISOR;
+
+	mutex_lock(&rc_mutex);
+	if (p) {
+		g->tg = res_group_sched_create(p->tg);
+		if (IS_ERR(g->tg))
+			goto fail;
+	}
+	g->self_tg = res_group_sched_create(g->tg);
+	if (IS_ERR(g->self_tg))
+		goto fail_tg;
+	g->parent = p;
+	if (p) {
+		list_add_tail(&g->sibling, &p->children);
+		rc_set_weights(p);
+	}
+	rc_set_weights(g);
+	mutex_unlock(&rc_mutex);
+	return &g->shares;
+
+fail_tg:
+	if (p) {
+		res_group_sched_release(g->tg);
+		synchronize_rcu();
+		res_group_sched_free(g->tg);
+	}
+fail:
+	mutex_unlock(&rc_mutex);
+	kfree(g);
+	return NULL;
+}
+
+/* No task is in @g's task groups any more, nor are its children's. */
+static void rc_free_shares(struct res_shares *s)
+{
+	struct rc_group *g = to_rc(s), *p = g->parent;
+	struct res_group_sched_stat st;
+
+	mutex_lock(&rc_mutex);
+	if (p) {
+		if (!p->parent) {
+			res_group_sched_stat(g->tg, &st);
+			p->retired_ns += st.usage_ns;
+		}
+		list_del(&g->sibling);
+		rc_set_weights(p);
+	}
+	res_group_sched_release(g->self_tg);
+	if (p)
+		res_group_sched_release(g->tg);
+	synchronize_rcu();
+	res_group_sched_free(g->self_tg);
+	if (p)
+		res_group_sched_free(g->tg);
+	mutex_unlock(&rc_mutex);
+	kfree(g);
+}
+
+static struct res_controller rc_ctl = {
+	.name		= "cpu",
+	.depth		= RES_GROUP_MAX_DEPTH,
+	.owner		= THIS_MODULE,
+	.alloc_shares	= rc_alloc_shares,
+	.free_shares	= rc_free_shares,
+	.shares_changed	= rc_shares_changed,
+	.show_stats	= rc_show_stats,
+	.reset_stats	= rc_reset_stats,
+	.move_task	= rc_move_task,
+};
+
+static int __init rc_init(void)
+{
+	return res_controller_register(&rc_ctl);
+}
+
+static void __exit rc_exit(void)
+{
+	res_controller_unregister(&rc_ctl);
+}
+
+module_init(rc_init);
+module_exit(rc_exit);
+MODULE_DESCRIPTION("Resource Groups: the CPU controller");
+MODULE_LICENSE("GPL");
