@@ -14,6 +14,7 @@ ROUNDS=${ROUNDS:-3}
 ITERS=${ITERS:-10}
 NKIDS=${NKIDS:-1000}
 echo 100000 > /proc/sys/kernel/threads-max
+ulimit -n 8192
 
 kids() {	# kids ROOT LIMITFILE VALUE: ROOT/p, ROOT/p/c0..c<NKIDS-1>, limited
 	local i

@@ -135,6 +135,7 @@ static void forkgroups(long iter, long k, long n, const char *prefix,
 				die("forker pipe");
 			_exit(0);
 		}
+		close(go[2 * i]);
 	}
 	for (i = 0; i < n; i++)		/* every forker is in its group */
 		if (read(done[0], &c, 1) != 1)
