@@ -5,7 +5,7 @@
 #   MODDIR  where res_groups.ko and numtasks.ko (release builds) are
 #   BIN     the rg_bench binary
 #   ROUNDS, ITERS, CONFIGS (default "A B C D"), TESTS (default
-#   "fork thread fork2")
+#   "fork thread fork2"; make bench runs "fork thread" under icount)
 set -u
 . "$(dirname "$0")/setup.sh"
 ROUNDS=${ROUNDS:-5}

@@ -11,6 +11,14 @@
  *   rg_bench read ITER FILE       microseconds per read of all of FILE
  *   rg_bench park N F             move to F (members / cgroup.procs), start
  *                                 N parked threads, print "ready", wait
+ *   rg_bench mkdirs A B PREFIX    mkdir PREFIX<i> for i in [A, B)
+ *   rg_bench rmdirs A B PREFIX    rmdir PREFIX<i> for i in [A, B)
+ *   rg_bench forkgroups ITER K N PREFIX FILE
+ *                                 N forkers, forker i first moved to
+ *                                 PREFIX<i>/FILE (PREFIX "-": not moved);
+ *                                 released K at a time, each does ITER
+ *                                 forks; ns per fork of each forker
+ *                                 (wall * K / (N * ITER))
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,6 +82,77 @@ static void write_pid(const char *file)
 	if (fd < 0 || write(fd, s, strlen(s)) < 0)
 		die(file);
 	close(fd);
+}
+
+static void dirs(long from, long to, const char *prefix, int make)
+{
+	char d[4096];
+	long i;
+
+	for (i = from; i < to; i++) {
+		snprintf(d, sizeof(d), "%s%ld", prefix, i);
+		if (make ? mkdir(d, 0755) : rmdir(d))
+			die(d);
+	}
+}
+
+static void xpipe(int *fd)
+{
+	if (pipe(fd))
+		die("pipe");
+}
+
+/*
+ * N forker processes, each in its own group; the parent releases K at a
+ * time (a byte on the forker's pipe) and waits for their K "done" bytes.
+ * Only the released rounds are timed, not the setup.
+ */
+static void forkgroups(long iter, long k, long n, const char *prefix,
+		       const char *file)
+{
+	int done[2], *go = calloc(n, 2 * sizeof(int));
+	double t;
+	char c = 0;
+	long i, j;
+
+	if (!go || k < 1 || n % k)
+		die("forkgroups: N must be a multiple of K");
+	xpipe(done);
+	for (i = 0; i < n; i++) {
+		xpipe(go + 2 * i);
+		if (fork() == 0) {
+			char f[4096];
+
+			if (strcmp(prefix, "-")) {
+				snprintf(f, sizeof(f), "%s%ld/%s", prefix, i, file);
+				write_pid(f);
+			}
+			if (write(done[1], &c, 1) != 1 ||
+			    read(go[2 * i], &c, 1) != 1)
+				die("forker pipe");
+			forks(iter);
+			if (write(done[1], &c, 1) != 1)
+				die("forker pipe");
+			_exit(0);
+		}
+		close(go[2 * i]);
+	}
+	for (i = 0; i < n; i++)		/* every forker is in its group */
+		if (read(done[0], &c, 1) != 1)
+			die("ready");
+	t = now();
+	for (i = 0; i < n; i += k) {
+		for (j = i; j < i + k; j++)
+			if (write(go[2 * j + 1], &c, 1) != 1)
+				die("go");
+		for (j = i; j < i + k; j++)
+			if (read(done[0], &c, 1) != 1)
+				die("done");
+	}
+	t = now() - t;
+	while (wait(NULL) > 0)
+		;
+	printf("%.0f\n", t * 1e9 * k / (n * iter));
 }
 
 int main(int argc, char **argv)
@@ -141,6 +220,12 @@ int main(int argc, char **argv)
 		printf("ready\n");
 		fflush(stdout);
 		pause();
+	} else if (!strcmp(argv[1], "mkdirs") && argc == 5) {
+		dirs(iter, atol(argv[3]), argv[4], 1);
+	} else if (!strcmp(argv[1], "rmdirs") && argc == 5) {
+		dirs(iter, atol(argv[3]), argv[4], 0);
+	} else if (!strcmp(argv[1], "forkgroups") && argc == 7) {
+		forkgroups(iter, atol(argv[3]), atol(argv[4]), argv[5], argv[6]);
 	} else {
 		return 2;
 	}

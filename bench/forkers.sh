@@ -1,0 +1,50 @@
+#!/bin/bash
+# Runs inside the release guest on plain TCG with two vCPUs (bench/run
+# boots it): a limited parent group with 1000 limited children, a forking
+# task in each child, released one at a time (fp1) or two at a time in
+# different children (fp2); each does ITERS forks. A: no module, the same
+# 1000 tasks in the root; C: numtasks (parent and children max_shares
+# 90); D: cgroup v2 pids (pids.max on parent and children). Prints
+# "RESULT fp<1|2> <A|C|D> <round> <ns per fork of each forker>".
+#   MODDIR, BIN, ROUNDS; ITERS (forks per forker, default 10); NKIDS
+#   (default 1000)
+set -u
+. "$(dirname "$0")/setup.sh"
+ROUNDS=${ROUNDS:-3}
+ITERS=${ITERS:-10}
+NKIDS=${NKIDS:-1000}
+echo 100000 > /proc/sys/kernel/threads-max
+ulimit -n 8192
+
+kids() {	# kids ROOT LIMITFILE VALUE: ROOT/p, ROOT/p/c0..c<NKIDS-1>, limited
+	local i
+	mkdir $1/p && echo "$3" > $1/p/$2 || exit 1
+	[ "$1" = "$CG" ] && echo +pids > $1/p/cgroup.subtree_control
+	$BIN mkdirs 0 "$NKIDS" "$1/p/c" || exit 1
+	for i in $(seq 0 $((NKIDS - 1))); do
+		echo "$3" > $1/p/c$i/$2 || exit 1
+	done
+}
+
+for r in $(seq "$ROUNDS"); do
+	for c in A C D; do
+		unload
+		case $c in
+		A) where=- file=- ;;
+		C) insmod $MODDIR/res_groups.ko && insmod $MODDIR/numtasks.ko || exit 1
+		   kids $RG shares res=numtasks,max_shares=90
+		   where=$RG/p/c file=members ;;
+		D) echo +pids > $CG/cgroup.subtree_control
+		   kids $CG pids.max 100000
+		   where=$CG/p/c file=cgroup.procs ;;
+		esac
+		for k in 1 2; do
+			echo "RESULT fp$k $c $r $($BIN forkgroups $ITERS $k $NKIDS $where $file)"
+		done
+		case $c in
+		C) $BIN rmdirs 0 "$NKIDS" $RG/p/c && rmdir $RG/p ;;
+		D) $BIN rmdirs 0 "$NKIDS" $CG/p/c && rmdir $CG/p ;;
+		esac
+		unload
+	done
+done
