@@ -418,6 +418,8 @@ static struct configfs_attribute rgcs_attr_members = {
 	.ca_owner	= THIS_MODULE,
 	.read		= rgcs_members_read,
 	.store		= rgcs_members_store,
+	/* Who may move what is decided by whoever opened the file. */
+	.ca_opener_cred	= true,
 };
 
 static struct configfs_attribute *rgcs_attrs[] = {

@@ -403,4 +403,73 @@ TEST_F(priv, pid_namespace_sees_and_moves_by_its_own_pids)
 	waitpid(init, NULL, 0);
 }
 
+/* Write @pid to @fd; 0, or the errno. */
+static int write_pid(int fd, pid_t pid)
+{
+	char line[32];
+	int n = snprintf(line, sizeof(line), "%d\n", pid);
+
+	return write(fd, line, n) == n ? 0 : errno;
+}
+
+/*
+ * A setuid-root program that writes to a members file its user opened:
+ * open as USER (saved uid root), become root again, write root's task.
+ * 0: refused with EPERM, as it must be; 1-3: setup; 4: moved.
+ */
+static int setuid_writer(pid_t pid)
+{
+	char p[256];
+	int fd, err;
+
+	if (setresgid(USER, USER, 0) || setresuid(USER, USER, 0))
+		return 1;
+	fd = open(rg_path(p, sizeof(p), "b", "members"), O_WRONLY);
+	if (fd < 0)
+		return 2;
+	if (setresuid(-1, 0, -1) || geteuid() != 0)
+		return 3;
+	err = write_pid(fd, pid);
+	close(fd);
+	return err == EPERM ? 0 : 4;
+}
+
+/*
+ * A move is judged with the credentials of the members file's opener, as
+ * cgroup's writes are: a descriptor passed to a privileged program grants
+ * nothing its opener did not have, and one opened by root and passed down
+ * to an unprivileged process keeps root's rights.
+ */
+TEST_F(priv, moves_are_judged_by_the_opener_not_the_writer)
+{
+	char p[256];
+	pid_t child;
+	int fd, status;
+
+	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
+	ASSERT_EQ(0, state(self->before));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		_exit(setuid_writer(self->root_task));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, rg_exit_code(status));
+	ASSERT_EQ(0, state(self->after));
+	EXPECT_STREQ(self->before, self->after);
+	EXPECT_TRUE(rg_is_member("a", self->root_task));
+
+	/* Opened by root, written by a user without any capability. */
+	fd = open(rg_path(p, sizeof(p), "b", "members"), O_WRONLY);
+	ASSERT_LE(0, fd);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		_exit(become_user(NO_CAP) ? 100 :
+		      write_pid(fd, self->root_task));
+	close(fd);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, rg_exit_code(status));
+	EXPECT_TRUE(rg_is_member("b", self->root_task));
+}
+
 TEST_HARNESS_MAIN
