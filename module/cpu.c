@@ -52,8 +52,14 @@
 #define RC_PERIOD_NS		(100 * NSEC_PER_MSEC)
 /* The scheduler refuses less run time than this per period. */
 #define RC_MIN_QUOTA_NS	NSEC_PER_MSEC
-/* Weight of a whole parent, shared out among its children. */
+/*
+ * Weight of a whole parent, shared out among its children. At the root,
+ * where kernel threads and cgroup's cpu cgroups weigh NICE_0_LOAD each,
+ * NICE_0_LOAD per entity instead, as if each were a nice-0 task: loading
+ * cpu.ko must not take the CPU away from the rest of the machine.
+ */
 #define RC_WEIGHT_ALL		BIT(17)
+#define RC_WEIGHT_ONE		1024ULL
 #define RC_WEIGHT_MIN		2UL
 #define RC_WEIGHT_MAX		BIT(18)
 /* Fractions of the machine in parts per billion. */
@@ -71,6 +77,7 @@
  *	@tg keep their children's time)
  * @base: counters at load (zero) or at the last reset
  * @quota: the ceiling rc_work is to set (rc_lock)
+ * @limited: a ceiling is set on @tg (rc_work only)
  * @work_node: entry in rc_dirty or rc_dead (rc_lock)
  */
 struct rc_group {
@@ -83,6 +90,7 @@ struct rc_group {
 	u64 retired_ns;
 	struct res_group_sched_stat base;
 	u64 quota;
+	bool limited;
 	struct list_head work_node;
 };
 
@@ -99,9 +107,9 @@ static struct rc_group *to_rc(struct res_shares *s)
 	return container_of(s, struct rc_group, shares);
 }
 
-static unsigned long rc_weight(u64 num, u64 den)
+static unsigned long rc_weight(u64 all, u64 num, u64 den)
 {
-	u64 w = den ? div64_u64(RC_WEIGHT_ALL * num, den) : 0;
+	u64 w = den ? div64_u64(all * num, den) : 0;
 
 	return clamp_t(u64, w, RC_WEIGHT_MIN, RC_WEIGHT_MAX);
 }
@@ -114,17 +122,22 @@ static void rc_set_weights(struct rc_group *p)
 {
 	int div = p->shares.child_shares_divisor;
 	int unused = max(p->shares.unused, 0);
+	u64 all = RC_WEIGHT_ALL, n = 1;
 	struct rc_group *c;
 	u64 k = 1;
 
-	list_for_each_entry(c, &p->children, sibling)
+	list_for_each_entry(c, &p->children, sibling) {
+		n++;
 		if (c->shares.min_shares < 0)
 			k++;
-	res_group_sched_set_weight(p->self_tg, rc_weight(unused, div * k));
+	}
+	if (!p->parent)
+		all = RC_WEIGHT_ONE * n;
+	res_group_sched_set_weight(p->self_tg, rc_weight(all, unused, div * k));
 	list_for_each_entry(c, &p->children, sibling)
 		res_group_sched_set_weight(c->tg, c->shares.min_shares >= 0 ?
-					   rc_weight(c->shares.min_shares, div) :
-					   rc_weight(unused, div * k));
+					   rc_weight(all, c->shares.min_shares, div) :
+					   rc_weight(all, unused, div * k));
 }
 
 /* A child's part of its parent's @amount (SPEC 3.2), rounded down. */
@@ -315,11 +328,11 @@ static void rc_free_shares(struct res_shares *s)
 		list_del(&g->sibling);
 		rc_set_weights(p);
 	}
-	res_group_sched_release(g->self_tg);
-	if (p)
-		res_group_sched_release(g->tg);
 	mutex_unlock(&rc_mutex);
-	/* rc_work frees the task groups: it may be setting a ceiling. */
+	/*
+	 * rc_work lifts the ceiling (CFS bandwidth keeps a static key on
+	 * while any group has one) and destroys the task groups.
+	 */
 	spin_lock(&rc_lock);
 	list_del(&g->work_node);
 	list_add_tail(&g->work_node, &rc_dead);
@@ -350,12 +363,23 @@ static void rc_work_fn(struct work_struct *work)
 		ret = res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS, quota);
 		if (ret)
 			pr_warn_ratelimited("ceiling not set: %d\n", ret);
+		else
+			g->limited = quota != U64_MAX;
 		spin_lock(&rc_lock);
 	}
 	list_splice_init(&rc_dead, &dead);
 	spin_unlock(&rc_lock);
 	if (list_empty(&dead))
 		return;
+	/* Children come before their parents. */
+	list_for_each_entry(g, &dead, work_node) {
+		if (g->limited)
+			res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS,
+						      U64_MAX);
+		res_group_sched_release(g->self_tg);
+		if (g->parent)
+			res_group_sched_release(g->tg);
+	}
 	synchronize_rcu();
 	list_for_each_entry_safe(g, n, &dead, work_node) {
 		res_group_sched_free(g->self_tg);

@@ -294,6 +294,30 @@ TEST_F_TIMEOUT(cpu, work_conserving, 120)
 	EXPECT_GT(part[0] / (part[0] + part[1]), 0.70);
 }
 
+/*
+ * A parent's own tasks and its children without a guarantee share its
+ * unused part equally: one busy thread per CPU in a against four per CPU
+ * in a/c still splits a's time in halves (by threads, 1:4).
+ */
+TEST_F_TIMEOUT(cpu, own_tasks_and_unguaranteed_children_share_equally, 120)
+{
+	double part[2], share;
+	pid_t p[2];
+
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_mkdir("a/c"));
+	ASSERT_EQ(0, cpu_set("a", "min_shares=50"));
+	p[0] = busy_start("a", ncpus());
+	p[1] = busy_start("a/c", 4 * ncpus());
+	ASSERT_GT(p[0], 0);
+	ASSERT_GT(p[1], 0);
+	ASSERT_EQ(0, measure(p, 2, part));
+	share = part[0] / (part[0] + part[1]);
+	TH_LOG("a %.3f a/c %.3f: a's own part %.3f", part[0], part[1], share);
+	EXPECT_GT(share, 0.43);
+	EXPECT_LT(share, 0.57);
+}
+
 /* max_shares=25 holds on an idle machine. */
 TEST_F_TIMEOUT(cpu, ceiling, 120)
 {
@@ -402,7 +426,7 @@ TEST_F_TIMEOUT(cpu, moves, 120)
 	ASSERT_EQ(0, rg_mkdir("a"));
 	ASSERT_EQ(0, rg_mkdir("b"));
 	ASSERT_EQ(0, cpu_set("a", "max_shares=25"));
-	/* One thread per CPU, each moved: a move is per task. */
+	/* One thread: a move is per task. */
 	p = busy_start("a", 1);
 	ASSERT_GT(p, 0);
 	part = measure1(p);
@@ -442,9 +466,12 @@ TEST_F_TIMEOUT(cpu, fork_inherits, 120)
 			_exit(1);
 		for (i = 0; i < 2; i++) {
 			kids[i] = fork();
+			if (kids[i] < 0)
+				_exit(1);
 			if (kids[i] == 0) {
 				prctl(PR_SET_PDEATHSIG, SIGKILL);
-				pthread_create(&t, NULL, spin, NULL);
+				if (pthread_create(&t, NULL, spin, NULL))
+					_exit(1);
 				spin(NULL);
 			}
 		}
@@ -452,8 +479,11 @@ TEST_F_TIMEOUT(cpu, fork_inherits, 120)
 			pause();
 	}
 	busy.pid[busy.n++] = p;
-	while (!kids[0] || !kids[1])
+	for (i = 0; i < 1000 && (!kids[0] || !kids[1]); i++)
 		sleep_ms(10);
+	/* Never a pid of -1 or 0 to kill in the teardown. */
+	ASSERT_GT(kids[0], 0);
+	ASSERT_GT(kids[1], 0);
 	busy.pid[busy.n++] = kids[0];
 	busy.pid[busy.n++] = kids[1];
 	/* p, and each child with its second thread. */
@@ -687,6 +717,26 @@ TEST_F_TIMEOUT(cpu, stats, 120)
 	ASSERT_GT(rg_read(rg_path(path, sizeof(path), "a", "stats"), want,
 			  sizeof(want)), 0);
 	EXPECT_STREQ(buf, want);
+}
+
+/*
+ * The scheduler's debug output lists every task group: ours have no
+ * cgroup to name them, and must still be listed, not crash the reader.
+ */
+TEST_F_TIMEOUT(cpu, sched_debug_lists_our_task_groups, 120)
+{
+	static char buf[1 << 20];
+	pid_t p;
+
+	if (cpu_absent())
+		SKIP(return, "the cpu controller is not loaded");
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, cpu_set("a", "max_shares=50"));
+	p = busy_start("a", 2);
+	ASSERT_GT(p, 0);
+	ASSERT_LT(0, rg_read("/sys/kernel/debug/sched/debug", buf,
+			     sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "/(res_groups)"));
 }
 
 TEST_HARNESS_MAIN

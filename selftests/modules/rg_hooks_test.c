@@ -100,15 +100,19 @@ static void rg_hooks_test_nonstatic_key(void)
 
 static int __init rg_hooks_test_init(void)
 {
+	/*
+	 * Lockdep before KASAN: a KASAN report turns lockdep off (the kernel
+	 * is tainted as unreliable for it), and its report would never come.
+	 */
 	WARN(warn, "rg_hooks_test: splat requested by warn=1\n");
-	if (oob)
-		rg_hooks_test_oob();
-	if (leak)
-		rg_hooks_test_leak();
 	if (lockdep == 1)
 		rg_hooks_test_inversion();
 	else if (lockdep == 2)
 		rg_hooks_test_nonstatic_key();
+	if (leak)
+		rg_hooks_test_leak();
+	if (oob)
+		rg_hooks_test_oob();
 	return res_group_hooks_register(&rg_hooks_test_hooks);
 }
 

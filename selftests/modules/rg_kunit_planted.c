@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test-only KUnit suite for the harness's own self-test: it passes, unless
- * loaded with fail=1, when one case and one parameter of another fail.
- * The runner must count both and fail the run.
+ * Test-only KUnit suite for the harness's own self-test: it passes, but
+ * built as rg_kunit_planted_fail.ko (RG_PLANT_FAIL) one case and one
+ * parameter of another fail. The runner must count both and fail the run.
+ * Not a module parameter: a module's suites run before its parameters
+ * are parsed.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
 
-static bool fail;
-module_param(fail, bool, 0444);
-MODULE_PARM_DESC(fail, "make one case and one parameter fail");
+#ifndef RG_PLANT_FAIL
+#define RG_PLANT_FAIL 0
+#define RG_PLANT_NAME "rg_kunit_planted"
+#endif
+
+static const bool fail = RG_PLANT_FAIL;
 
 static void rg_planted_plain(struct kunit *test)
 {
@@ -39,7 +44,7 @@ static struct kunit_case rg_planted_cases[] = {
 };
 
 static struct kunit_suite rg_planted_suite = {
-	.name = "rg_kunit_planted",
+	.name = RG_PLANT_NAME,
 	.test_cases = rg_planted_cases,
 };
 
