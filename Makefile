@@ -15,7 +15,8 @@ STRESS_SECONDS ?= 60
 ifeq ($(KCSAN),1)
 FLAVOR := kcsan
 endif
-KCSAN_TESTS ?= test_members test_numtasks test_lifetime test_stress
+KCSAN_TESTS ?= test_members test_numtasks test_lifetime test_races test_cpu \
+	       test_stress
 KBUILD_FLAGS = W=1
 
 .PHONY: all deps kernel modules selftests rgctl run check stress bench profile clean \
