@@ -448,7 +448,7 @@ TEST_F_TIMEOUT(cpu, fork_inherits, 120)
 {
 	char path[PATH_MAX], buf[4096];
 	double part[2];
-	pid_t p, *kids;
+	pid_t p, k, *kids;
 	pthread_t t;
 	int i;
 
@@ -465,15 +465,17 @@ TEST_F_TIMEOUT(cpu, fork_inherits, 120)
 		if (rg_move("a", getpid()))
 			_exit(1);
 		for (i = 0; i < 2; i++) {
-			kids[i] = fork();
-			if (kids[i] < 0)
+			/* kids is shared: only the parent may store to it. */
+			k = fork();
+			if (k < 0)
 				_exit(1);
-			if (kids[i] == 0) {
+			if (k == 0) {
 				prctl(PR_SET_PDEATHSIG, SIGKILL);
 				if (pthread_create(&t, NULL, spin, NULL))
 					_exit(1);
 				spin(NULL);
 			}
+			kids[i] = k;
 		}
 		for (;;)
 			pause();
