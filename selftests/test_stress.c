@@ -4,8 +4,8 @@
  * workers make and remove groups at random depths, write shares (valid
  * and not), read and reset stats, move tasks, read /proc/<pid>/res_group,
  * fork, clone and exit in storms (stress-ng's fork and clone stressors
- * too: a dependency), unload and reload numtasks and the test controller,
- * and change total_numtasks. Every errno must be one the operation may
+ * too: a dependency), unload and reload numtasks, cpu and the test
+ * controller, and change total_numtasks. Every errno must be one the operation may
  * give, every kind of operation must succeed at least once, and every
  * worker (and stress-ng) must exit 0. At the end: every task is in
  * exactly one group, every numtasks held equals the tasks of its subtree,
@@ -35,6 +35,7 @@
 
 #define NT_KO "module/numtasks.ko"
 #define CTL_KO "selftests/modules/rg_test_ctl.ko"
+#define CPU_KO "module/cpu.ko"
 #define TOTAL "/sys/module/numtasks/parameters/total_numtasks"
 #define MAXPIDS 64
 #define MAXGROUPS 256
@@ -148,7 +149,7 @@ static void tree_worker(void)
 
 static void shares_worker(void)
 {
-	static const char * const res[] = { "numtasks", "test", "nope" };
+	static const char * const res[] = { "numtasks", "test", "cpu", "nope" };
 	static const char * const key[] = {
 		"min_shares", "max_shares", "child_shares_divisor", "bogus",
 	};
@@ -156,7 +157,7 @@ static void shares_worker(void)
 
 	while (!stopping()) {
 		random_group(g, sizeof(g), 1);
-		snprintf(s, sizeof(s), "res=%s,%s=%d,%s=%d", res[rnd(3)],
+		snprintf(s, sizeof(s), "res=%s,%s=%d,%s=%d", res[rnd(4)],
 			 key[rnd(4)], rnd(120) - 3, key[rnd(3)], rnd(120) - 3);
 		account(K_SHARES, rg_set(g, "shares", s), s, EINVAL, ENOENT, 0);
 	}
@@ -175,8 +176,9 @@ static void stats_worker(void)
 			account(K_STATS_READ, n < 0 ? n : 0, g, ENOENT, 0);
 		} else {
 			account(K_STATS_RESET,
-				rg_set(g, "stats", rnd(2) ? "res=numtasks" :
-				       "res=test"), g, EINVAL, ENOENT, 0);
+				rg_set(g, "stats", rnd(3) == 0 ? "res=numtasks" :
+				       rnd(2) ? "res=test" : "res=cpu"),
+				g, EINVAL, ENOENT, 0);
 		}
 	}
 }
@@ -276,10 +278,16 @@ static void module_worker(void)
 	char s[16];
 
 	while (!stopping()) {
-		if (rnd(2))
+		switch (rnd(3)) {
+		case 0:
 			reload("numtasks", NT_KO);
-		else
+			break;
+		case 1:
 			reload("rg_test_ctl", CTL_KO);
+			break;
+		default:
+			reload("cpu", CPU_KO);
+		}
 		/* Valid, or (1) always below the tasks counted. */
 		snprintf(s, sizeof(s), "%d", rnd(4) ? 5000 + rnd(100000) : 1);
 		account(K_TOTAL, rg_write(TOTAL, s), s, EINVAL, ENOENT, 0);
@@ -464,7 +472,8 @@ int main(void)
 	rg_remove_all_groups();
 	rg_unload_all();
 	if (rg_insmod("module/res_groups.ko", NULL) || rg_insmod(NT_KO, NULL) ||
-	    rg_insmod(CTL_KO, NULL) || rg_mkdir("storm")) {
+	    rg_insmod(CTL_KO, NULL) || rg_insmod(CPU_KO, NULL) ||
+	    rg_mkdir("storm")) {
 		printf("Bail out! cannot load the modules\n");
 		return 1;
 	}
@@ -559,7 +568,8 @@ int main(void)
 	rg_remove_all_groups();
 	rg_unload_all();
 	tap(!rg_exists(RG_ROOT) && !rg_module_loaded("res_groups") &&
-	    !rg_module_loaded("numtasks"), "groups_removed_and_modules_unloaded",
+	    !rg_module_loaded("numtasks") && !rg_module_loaded("cpu"),
+	    "groups_removed_and_modules_unloaded",
 	    "a group or a module is left");
 	return nr_failed ? 1 : 0;
 }
