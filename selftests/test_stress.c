@@ -5,9 +5,9 @@
  * and not), read and reset stats, move tasks, read /proc/<pid>/res_group,
  * fork, clone and exit in storms (stress-ng's fork and clone stressors
  * too: a dependency), unload and reload numtasks, cpu and the test
- * controller, and change total_numtasks. Every errno must be one the operation may
- * give, every kind of operation must succeed at least once, and every
- * worker (and stress-ng) must exit 0. At the end: every task is in
+ * controller, and change total_numtasks. Every errno must be one the
+ * operation may give, every kind of operation must succeed at least once,
+ * and every worker (and stress-ng) must exit 0. At the end: every task is in
  * exactly one group, every numtasks held equals the tasks of its subtree,
  * and everything can be removed and unloaded. The debug guest adds: no
  * splat, no leak.
