@@ -156,7 +156,7 @@ static char *long_input(const char *head, char fill, const char *tail)
 	return s;
 }
 
-TEST_F(corpus, shares_bad_writes_fail_with_exact_errno_and_change_nothing)
+TEST_F_TIMEOUT(corpus, shares_bad_writes_fail_with_exact_errno_and_change_nothing, 180)
 {
 	static const struct bad bad[] = {
 		/* configfs itself refuses an empty write. */
@@ -261,7 +261,7 @@ TEST_F(corpus, shares_bad_writes_fail_with_exact_errno_and_change_nothing)
 	TH_LOG("%d bad writes to shares refused", ok);
 }
 
-TEST_F(corpus, stats_bad_writes_fail_with_exact_errno_and_reset_nothing)
+TEST_F_TIMEOUT(corpus, stats_bad_writes_fail_with_exact_errno_and_reset_nothing, 180)
 {
 	static const struct bad bad[] = {
 		BAD("", EFAULT),
@@ -310,7 +310,7 @@ static pid_t kworker_pid(void)
 	return -1;
 }
 
-TEST_F(corpus, members_bad_writes_fail_with_exact_errno_and_move_nothing)
+TEST_F_TIMEOUT(corpus, members_bad_writes_fail_with_exact_errno_and_move_nothing, 180)
 {
 	static const struct bad bad[] = {
 		BAD("", EFAULT),
@@ -359,7 +359,7 @@ TEST_F(corpus, members_bad_writes_fail_with_exact_errno_and_move_nothing)
 	TH_LOG("%d bad writes to members refused", ok);
 }
 
-TEST_F(corpus, total_numtasks_bad_writes_fail_with_exact_errno)
+TEST_F_TIMEOUT(corpus, total_numtasks_bad_writes_fail_with_exact_errno, 180)
 {
 	static const struct bad bad[] = {
 		BAD("\n", EINVAL), BAD(" ", EINVAL), BAD("abc", EINVAL),
