@@ -21,13 +21,13 @@ data=${TMPDIR:-/tmp}/perf.data
 # grow ROOT N: ROOT/s0 .. ROOT/s<N-1> exist (s0 made by the setup).
 grow() {
 	local have
-	have=$(ls -d "$1"/s* | wc -l)
+	have=$(ls -d "$1"/s[0-9]* | wc -l)
 	[ "$have" -ge "$2" ] || $BIN mkdirs "$have" "$2" "$1/s" || exit 1
 }
 
 shrink() {	# shrink ROOT: remove ROOT/s*
 	local n
-	n=$(ls -d "$1"/s* 2>/dev/null | wc -l)
+	n=$(ls -d "$1"/s[0-9]* 2>/dev/null | wc -l)
 	[ "$n" = 0 ] || $BIN rmdirs 0 "$n" "$1/s" || exit 1
 }
 
