@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static double now(void)
@@ -123,6 +124,16 @@ static void forkgroups(long iter, long k, long n, const char *prefix,
 		if (fork() == 0) {
 			char f[4096];
 
+			/*
+			 * Only its own two pipe ends: every fd it keeps is
+			 * copied by each of its forks and closed at each exit.
+			 */
+			if (dup2(go[2 * i], 3) != 3 || dup2(done[1], 4) != 4)
+				die("dup2");
+			go[2 * i] = 3;
+			done[1] = 4;
+			if (syscall(SYS_close_range, 5, ~0U, 0))
+				die("close_range");
 			if (strcmp(prefix, "-")) {
 				snprintf(f, sizeof(f), "%s%ld/%s", prefix, i, file);
 				write_pid(f);
