@@ -10,6 +10,7 @@
  *   lockdep=1  two mutexes taken in both orders (circular dependency)
  *   lockdep=2  a lock with a non-static key, which lockdep reports with
  *              no WARNING and then turns itself off (debug_locks = 0)
+ *   ubsan=1    a shift past the width of its type (UBSAN; no taint)
  *
  * Locking: the two mutexes exist only to be taken in both orders, once,
  * from the module's init; nothing else takes them.
@@ -31,6 +32,10 @@ MODULE_PARM_DESC(oob, "read past a kmalloc'ed object when loaded (KASAN)");
 static bool leak;
 module_param(leak, bool, 0444);
 MODULE_PARM_DESC(leak, "leak an object when loaded (kmemleak)");
+
+static bool ubsan;
+module_param(ubsan, bool, 0444);
+MODULE_PARM_DESC(ubsan, "shift past the width of a type when loaded (UBSAN)");
 
 static int lockdep;
 module_param(lockdep, int, 0444);
@@ -73,6 +78,14 @@ static void rg_hooks_test_leak(void)
 	}
 }
 
+static void rg_hooks_test_shift(void)
+{
+	/* From a variable: the compiler cannot see the shift is too far. */
+	volatile unsigned int by = BITS_PER_LONG + 1;
+
+	rg_hooks_test_sink += 1UL << by;
+}
+
 static void rg_hooks_test_inversion(void)
 {
 	mutex_lock(&rg_hooks_test_a);
@@ -111,6 +124,8 @@ static int __init rg_hooks_test_init(void)
 		rg_hooks_test_nonstatic_key();
 	if (leak)
 		rg_hooks_test_leak();
+	if (ubsan)
+		rg_hooks_test_shift();
 	if (oob)
 		rg_hooks_test_oob();
 	return res_group_hooks_register(&rg_hooks_test_hooks);
