@@ -71,9 +71,19 @@ tap_check() {
 for t in "$@"; do
 	out=$(mktemp)
 	start=$SECONDS
-	# The test's own process group; timeout kills the whole of it.
-	timeout -k 10 "$(budget "$t")" "./$t" < /dev/null 2>&1 | tee "$out"
-	status=${PIPESTATUS[0]}
+	# The test's own process group (timeout leads it, and kills the
+	# whole of it on a timeout); its output streamed from the file, not
+	# a pipe that a process the test left behind would hold open.
+	timeout -k 10 "$(budget "$t")" "./$t" < /dev/null > "$out" 2>&1 &
+	tpid=$!
+	tail -n +1 -f --pid="$tpid" "$out"
+	wait "$tpid"
+	status=$?
+	left=$(pgrep -g "$tpid" | wc -l)
+	if [ "$left" -gt 0 ]; then
+		echo "# $t left $left processes behind: killed"
+		kill -9 -- "-$tpid" 2>/dev/null
+	fi
 	echo "# $t took $((SECONDS - start)) s, exit status $status"
 	tap_check "$t" "$out" "$status"
 	rm -f "$out"
