@@ -376,13 +376,22 @@ static int by_depth_desc(const void *a, const void *b)
 	return y->depth - x->depth;
 }
 
+/* A line of -n's plan; names escaped as in a config file. */
+static void print_node(const char *what, const char *g)
+{
+	printf("%s ", what);
+	cfg_put_escaped(g, stdout);
+	putchar('\n');
+}
+
 static void print_write(const struct model *m, const struct write *w)
 {
 	char v[32];
 
 	format_value(w->val, v, sizeof(v));
-	printf("set %s %s:%s=%s\n", m->nodes[w->node].path, w->res,
-	       field_names[w->field], v);
+	fputs("set ", stdout);
+	cfg_put_escaped(m->nodes[w->node].path, stdout);
+	printf(" %s:%s=%s\n", w->res, field_names[w->field], v);
 }
 
 int cmd_apply(int argc, char **argv)
@@ -423,12 +432,12 @@ int cmd_apply(int argc, char **argv)
 		nw = plan(&pre, &w);
 		for (i = 0; i < pre.n; i++)
 			if (!pre.nodes[i].exists)
-				printf("create %s\n", pre.nodes[i].path);
+				print_node("create", pre.nodes[i].path);
 		for (i = 0; i < nw; i++)
 			print_write(&pre, &w[i]);
 		for (i = pre.n - 1; i >= 0; i--)
 			if (pre.nodes[i].prune)
-				printf("rm %s\n", pre.nodes[i].path);
+				print_node("rm", pre.nodes[i].path);
 		ret = EXIT_OK;
 		goto out_pre;
 	}
@@ -511,7 +520,7 @@ static int dump_one(const char *g, int depth, void *arg)
 		err_msg("group %s: %s", g, strerror(errno));
 		return -1;
 	}
-	fputs(g, stdout);
+	cfg_put_escaped(g, stdout);
 	for (i = 0; i < gs.n; i++) {
 		const char *sep = ":";
 
