@@ -19,6 +19,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -45,12 +46,7 @@ struct rule {
 
 static struct rule *rules;
 static int nrules, verbose;
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	stop = sig;
-}
+static sigset_t waitmask;	/* SIGINT, SIGTERM come only in ppoll() */
 
 static int rule_error(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -318,7 +314,7 @@ static void scan(void)
 		err_msg("/proc: %s", strerror(errno));
 		return;
 	}
-	while ((de = readdir(d)))
+	while (!stop_pending() && (de = readdir(d)))
 		if (!parse_pid(de->d_name, &pid))
 			classify(pid, "scan");
 	closedir(d);
@@ -370,12 +366,20 @@ static int event_loop(int fd)
 {
 	char buf[16384] __attribute__((aligned(8)));
 
-	while (!stop) {
+	while (!stop_sig) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		struct nlmsghdr *nh;
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		ssize_t n;
 
-		if (n < 0) {
+		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
 			if (errno == EINTR)
+				continue;
+			err_msg("classify: poll: %s", strerror(errno));
+			return -1;
+		}
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			if (errno == ENOBUFS) {
 				err_msg("classify: events lost (%s); scanning /proc",
@@ -415,7 +419,7 @@ int cmd_classify(int argc, char **argv)
 	};
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	int opt, do_scan = 0, fd, rcvbuf = 4 << 20, ret, i;
-	struct sigaction act;
+	socklen_t len = sizeof(rcvbuf);
 
 	while ((opt = getopt_long(argc, argv, "+sv", longopts, NULL)) != -1) {
 		if (opt == 's')
@@ -439,10 +443,7 @@ int cmd_classify(int argc, char **argv)
 			err_msg("%s:%d: group %s: %s (rule kept: it applies once the group exists)",
 				argv[optind], rules[i].line, rules[i].group,
 				strerror(ENOENT));
-	memset(&act, 0, sizeof(act));
-	act.sa_handler = on_signal;	/* no SA_RESTART: recv() returns */
-	sigaction(SIGTERM, &act, NULL);
-	sigaction(SIGINT, &act, NULL);
+	stop_catch(&waitmask);
 	signal(SIGPIPE, SIG_IGN);
 
 	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
@@ -450,7 +451,18 @@ int cmd_classify(int argc, char **argv)
 		err_msg("classify: netlink socket: %s", strerror(errno));
 		return EXIT_ERR;
 	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/*
+	 * A large buffer: events come in bursts (a fork bomb, a make -j).
+	 * SO_RCVBUFFORCE passes net.core.rmem_max (CAP_NET_ADMIN, needed
+	 * anyway); SO_RCVBUF is capped by it.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)))
+		err_msg("classify: socket buffer of %d bytes: %s", rcvbuf,
+			strerror(errno));
+	if (verbose && !getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len))
+		fprintf(stderr, "%s: classify: socket buffer %d bytes\n",
+			prog, rcvbuf);
 	sa.nl_groups = CN_IDX_PROC;
 	sa.nl_pid = getpid();
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
@@ -471,7 +483,7 @@ int cmd_classify(int argc, char **argv)
 	close(fd);
 	if (verbose)
 		fprintf(stderr, "%s: classify: stopped (%s)\n", prog,
-			stop ? strsignal(stop) : "error");
+			stop_sig ? strsignal(stop_sig) : "error");
 	for (i = 0; i < nrules; i++)
 		free(rules[i].pattern);
 	free(rules);
