@@ -364,7 +364,9 @@ static void rmdir_new(const struct model *m)
 	for (i = m->n - 1; i >= 0; i--)
 		if (!m->nodes[i].exists) {
 			group_dir(m->nodes[i].path, path, sizeof(path));
-			rmdir(path);
+			if (rmdir(path) && errno != ENOENT)
+				err_msg("group %s: could not remove it again: %s",
+					m->nodes[i].path, strerror(errno));
 		}
 }
 
@@ -473,9 +475,18 @@ int cmd_apply(int argc, char **argv)
 		}
 	}
 	if (done < nw) {
-		while (done-- > 0)
-			write_one(m.nodes[w[done].node].path, w[done].res,
-				  w[done].field, w[done].old);
+		while (done-- > 0) {
+			const char *g = m.nodes[w[done].node].path;
+			char v[32];
+
+			if (!write_one(g, w[done].res, w[done].field,
+				       w[done].old))
+				continue;
+			format_value(w[done].old, v, sizeof(v));
+			err_msg("group %s: could not restore %s:%s=%s: %s", g,
+				w[done].res, field_names[w[done].field], v,
+				strerror(errno));
+		}
 		rmdir_new(&pre);
 		goto out;
 	}
