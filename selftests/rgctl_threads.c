@@ -11,6 +11,10 @@
  *   rgctl_threads --as UID GID
  *	Drops the supplementary groups, sets the real, effective and saved
  *	gid, then uid (the order setpriv uses), then sleeps until killed.
+ *
+ *   rgctl_threads --fork PROG [ARGS...]
+ *	Forks at once; the child executes PROG, the parent prints the
+ *	child's pid and sleeps until killed.
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -64,6 +68,25 @@ static int run_as(const char *u, const char *g)
 		pause();
 }
 
+static int fork_exec(char **argv)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (!pid) {
+		execv(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	printf("%d\n", pid);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 50, i;
@@ -71,6 +94,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "--as"))
 		return run_as(argv[2], argv[3]);
+	if (argc > 2 && !strcmp(argv[1], "--fork"))
+		return fork_exec(argv + 2);
 	for (i = 0; i < n; i++)
 		if (pthread_create(&t, NULL, wait_forever, NULL)) {
 			perror("pthread_create");

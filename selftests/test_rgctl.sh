@@ -582,6 +582,30 @@ pids+=($p1 $p2 $p3 $p4 $p5)
 check classify_user_name lands $p1 /cu1 uid 1
 check classify_user_uid lands $p2 /cu2 uid 65534
 check classify_command lands $p3 /cc comm rgprobe_sleep
+# A child forked before the daemon moved its parent, that has exec'd
+# something no rule matches by the time its fork is read, follows its
+# parent. (The daemon is stopped meanwhile: the events wait in order.)
+kill -STOP $cl
+"$tmp/rgprobe_sleep" --fork "$H" --as 0 0 > "$tmp/fork" &
+pf=$!
+pids+=($pf)
+wait_line "$tmp/fork" ""
+read -r pc < "$tmp/fork"
+pids+=($pc)
+comm=
+for ((i = 0; i < 300; i++)); do
+	{ read -r comm < /proc/$pc/comm; } 2>/dev/null
+	[ "$comm" = rgctl_threads ] && break
+	nap 0.1
+done
+group_of $pc
+gc=$G
+group_of $pf
+[ "$comm" = rgctl_threads ] && [ "$gc" = / ] && [ "$G" = / ]
+result classify_fork_setup $? "child $pc '$comm' in '$gc', parent in '$G'"
+kill -CONT $cl
+check classify_fork_parent lands $pf /cc comm rgprobe_sleep
+check classify_fork_child_follows lands $pc /cc comm rgctl_threads
 lands $p4 / uid 33 > /dev/null
 lands $p5 / comm rgctl_threads > /dev/null
 nap 1
@@ -621,7 +645,7 @@ expect classify_bad_rules 1 "badrules:2: unknown user 'nosuchuser'" $R classify 
 has "$tmp/err" 'badrules:3:' && has "$tmp/err" 'badrules:4:'
 result classify_bad_rules_every_line $? "" "$tmp/err"
 expect classify_usage 2 "usage" $R classify
-for p in $early $early2 $p1 $p3 $p4 $p5 $p6 $p7; do kill -9 $p 2>/dev/null; done
+for p in $early $early2 $p1 $p3 $p4 $p5 $p6 $p7 $pf $pc; do kill -9 $p 2>/dev/null; done
 wait 2>/dev/null
 pids=()
 $R rm cu1 && $R rm cu2 && $R rm cc
