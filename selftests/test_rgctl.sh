@@ -131,7 +131,7 @@ uid() {
 	U=
 	while read -r k a b r; do
 		[ "$k" = Uid: ] && U=$b
-	done < /proc/$1/status 2>/dev/null
+	done 2>/dev/null < /proc/$1/status
 }
 # wait_uid PID UID: until PID shows effective uid UID (30 s at most).
 wait_uid() {
@@ -154,7 +154,7 @@ wait_line() {
 	for ((i = 0; i < ${3:-30} * 10; i++)); do
 		while IFS= read -r line; do
 			[[ $line == *"$2"* ]] && return 0
-		done < "$1"
+		done 2>/dev/null < "$1"	# (it may not exist yet)
 		nap 0.1
 	done
 	return 1
