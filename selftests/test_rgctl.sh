@@ -14,7 +14,9 @@
 # rgctl_threads (threads; --as UID GID to be another user) and a few
 # busybox (static) calls.
 RG=/sys/kernel/config/res_groups
-top=$(cd "$(dirname "$0")/.." && pwd)
+here=${0%/*}
+[ "$here" = "$0" ] && here=.
+top=$(cd "$here/.." && pwd)
 R=${RGCTL:-$top/tools/rgctl/rgctl}	# RGCTL: another build to test
 H=$top/selftests/rgctl_threads
 BB=/bin/busybox
