@@ -12,7 +12,7 @@
 # checks use bash builtins only (read, [[ =~ ]], globs, read -t as a
 # sleep); the processes are rgctl (static), the static helper
 # rgctl_threads (threads; --as UID GID to be another user) and a few
-# busybox (static) calls.
+# busybox (static) calls, insmod and rmmod included (kmod is dynamic).
 RG=/sys/kernel/config/res_groups
 here=${0%/*}
 [ "$here" = "$0" ] && here=.
@@ -170,14 +170,14 @@ put() {
 
 echo "TAP version 13"
 for m in numtasks rg_test_ctl rg_test_ctl2 rg_hooks_test res_groups; do
-	[ -e /sys/module/$m ] && rmmod $m
+	[ -e /sys/module/$m ] && $BB rmmod $m
 done
 
 # Without the module: a clear error, status 1.
 expect not_loaded 1 "res_groups: No such file or directory" $R ls
 
-insmod "$top/module/res_groups.ko" && insmod "$top/module/numtasks.ko" &&
-	insmod "$top/selftests/modules/rg_test_ctl.ko" || exit 1
+$BB insmod "$top/module/res_groups.ko" && $BB insmod "$top/module/numtasks.ko" &&
+	$BB insmod "$top/selftests/modules/rg_test_ctl.ko" || exit 1
 echo 1000 > /sys/module/numtasks/parameters/total_numtasks
 
 echo "# at $SECONDS s"
@@ -657,5 +657,5 @@ check tree_empty_at_end [ "$D" = 0 ]
 
 echo "# at $SECONDS s"
 echo "1..$n"
-rmmod rg_test_ctl numtasks res_groups
+$BB rmmod rg_test_ctl numtasks res_groups
 exit $failed
