@@ -1,14 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helper of test_rgctl.sh: a process with N threads that wait for ever
- * and one more that keeps creating and joining short-lived threads.
- * Prints "ready" once the N are running; runs until killed.
+ * Helper of test_rgctl.sh (static: quick to start in the guest).
  *
  *   rgctl_threads N
+ *	A process with N threads that wait for ever and one more that keeps
+ *	creating and joining short-lived threads (4 at a time, then a 5 ms
+ *	rest: churn without pinning a CPU). Prints "ready" once the N are
+ *	running; runs until killed.
+ *
+ *   rgctl_threads --as UID GID
+ *	Drops the supplementary groups, sets the real, effective and saved
+ *	gid, then uid (the order setpriv uses), then sleeps until killed.
+ *
+ *   rgctl_threads --fork PROG [ARGS...]
+ *	Forks at once; the child executes PROG, the parent prints the
+ *	child's pid and sleeps until killed.
  */
+#define _GNU_SOURCE
+#include <grp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void *wait_forever(void *arg)
@@ -36,8 +49,42 @@ static void *churn(void *arg)
 		for (i = 0; i < 4; i++)
 			if (t[i])
 				pthread_join(t[i], NULL);
+		usleep(5000);
 	}
 	return NULL;
+}
+
+static int run_as(const char *u, const char *g)
+{
+	uid_t uid = strtoul(u, NULL, 10);
+	gid_t gid = strtoul(g, NULL, 10);
+
+	if (setgroups(0, NULL) || setresgid(gid, gid, gid) ||
+	    setresuid(uid, uid, uid)) {
+		perror("rgctl_threads --as");
+		return 1;
+	}
+	for (;;)
+		pause();
+}
+
+static int fork_exec(char **argv)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (!pid) {
+		execv(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	printf("%d\n", pid);
+	fflush(stdout);
+	for (;;)
+		pause();
 }
 
 int main(int argc, char **argv)
@@ -45,6 +92,10 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 50, i;
 	pthread_t t;
 
+	if (argc == 4 && !strcmp(argv[1], "--as"))
+		return run_as(argv[2], argv[3]);
+	if (argc > 2 && !strcmp(argv[1], "--fork"))
+		return fork_exec(argv + 2);
 	for (i = 0; i < n; i++)
 		if (pthread_create(&t, NULL, wait_forever, NULL)) {
 			perror("pthread_create");

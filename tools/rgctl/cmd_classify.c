@@ -19,6 +19,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -45,12 +46,7 @@ struct rule {
 
 static struct rule *rules;
 static int nrules, verbose;
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	stop = sig;
-}
+static sigset_t waitmask;	/* SIGINT, SIGTERM come only in ppoll() */
 
 static int rule_error(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -282,30 +278,93 @@ static const struct rule *first_match(const struct proc_info *pi)
 	return NULL;
 }
 
-/* Applies the rules to process pid. */
-static void classify(pid_t pid, const char *why)
+/*
+ * The processes this daemon moved, and from where, until they exit: a
+ * child forked before its parent was moved starts in the parent's old
+ * group, and follows the parent if no rule matches it. A hash by pid;
+ * a collision forgets the older entry.
+ */
+#define NMOVED 1024
+
+static struct moved {
+	pid_t pid;
+	const char *to;		/* a rule's group */
+	char *from;
+} moved[NMOVED];
+
+static struct moved *moved_slot(pid_t pid)
 {
+	return &moved[(unsigned int)pid % NMOVED];
+}
+
+static void moved_forget(pid_t pid)
+{
+	struct moved *m = moved_slot(pid);
+
+	if (m->pid != pid)
+		return;
+	free(m->from);
+	m->from = NULL;
+	m->pid = 0;
+}
+
+static void moved_note(pid_t pid, const char *from, const char *to)
+{
+	struct moved *m = moved_slot(pid);
+
+	free(m->from);
+	m->pid = pid;
+	m->from = xstrdup(from);
+	m->to = to;
+}
+
+static void move_to(pid_t pid, const struct proc_info *pi, const char *cur,
+		    const char *to, int line, const char *why)
+{
+	if (move_process(to, pid, 1)) {
+		if (errno == ESRCH)
+			return;	/* exited meanwhile */
+		err_msg("classify: pid %d (%s) to %s (rule on line %d): %s",
+			pid, pi->comm, to, line, strerror(errno));
+		return;
+	}
+	moved_note(pid, cur, to);
+	if (verbose)
+		fprintf(stderr, "%s: classify: %s: pid %d (%s) -> %s (line %d)\n",
+			prog, why, pid, pi->comm, to, line);
+}
+
+/*
+ * Applies the rules to process pid. A new process (parent > 0) that no
+ * rule matches, still in the group its parent was moved from by this
+ * daemon, follows the parent.
+ */
+static void classify(pid_t pid, pid_t parent, const char *why)
+{
+	char cur[4096], pcur[4096];
+	const struct moved *m;
 	struct proc_info pi;
 	const struct rule *r;
-	char cur[4096];
 
 	if (pid <= 0 || get_info(pid, &pi))
 		return;		/* gone, or a kernel thread */
 	r = first_match(&pi);
-	if (!r)
-		return;
-	if (!task_group(pid, pid, cur, sizeof(cur)) && !strcmp(cur, r->group))
-		return;
-	if (move_process(r->group, pid, 1)) {
-		if (errno == ESRCH)
-			return;	/* exited meanwhile */
-		err_msg("classify: pid %d (%s) to %s (rule on line %d): %s",
-			pid, pi.comm, r->group, r->line, strerror(errno));
+	if (r) {
+		if (!task_group(pid, pid, cur, sizeof(cur)) &&
+		    strcmp(cur, r->group))
+			move_to(pid, &pi, cur, r->group, r->line, why);
 		return;
 	}
-	if (verbose)
-		fprintf(stderr, "%s: classify: %s: pid %d (%s) -> %s (line %d)\n",
-			prog, why, pid, pi.comm, r->group, r->line);
+	m = moved_slot(parent);
+	if (parent <= 0 || m->pid != parent ||
+	    task_group(pid, pid, cur, sizeof(cur)) || strcmp(cur, m->from) ||
+	    task_group(parent, parent, pcur, sizeof(pcur)) ||
+	    strcmp(pcur, m->to))
+		return;
+	for (r = rules; r < rules + nrules && r->group != m->to; r++)
+		;
+	move_to(pid, &pi, cur, m->to, r < rules + nrules ? r->line : 0,
+		"fork, as its parent");
 }
 
 static void scan(void)
@@ -318,9 +377,9 @@ static void scan(void)
 		err_msg("/proc: %s", strerror(errno));
 		return;
 	}
-	while ((de = readdir(d)))
+	while (!stop_pending() && (de = readdir(d)))
 		if (!parse_pid(de->d_name, &pid))
-			classify(pid, "scan");
+			classify(pid, 0, "scan");
 	closedir(d);
 }
 
@@ -350,16 +409,22 @@ static void handle(const struct proc_event *ev)
 		/* A new thread joins its leader's group by itself. */
 		if (ev->event_data.fork.child_pid ==
 		    ev->event_data.fork.child_tgid)
-			classify(ev->event_data.fork.child_tgid, "fork");
+			classify(ev->event_data.fork.child_tgid,
+				 ev->event_data.fork.parent_tgid, "fork");
 		break;
 	case PROC_EVENT_EXEC:
-		classify(ev->event_data.exec.process_tgid, "exec");
+		classify(ev->event_data.exec.process_tgid, 0, "exec");
 		break;
 	case PROC_EVENT_UID:
-		classify(ev->event_data.id.process_tgid, "uid");
+		classify(ev->event_data.id.process_tgid, 0, "uid");
 		break;
 	case PROC_EVENT_GID:
-		classify(ev->event_data.id.process_tgid, "gid");
+		classify(ev->event_data.id.process_tgid, 0, "gid");
+		break;
+	case PROC_EVENT_EXIT:
+		if (ev->event_data.exit.process_pid ==
+		    ev->event_data.exit.process_tgid)
+			moved_forget(ev->event_data.exit.process_tgid);
 		break;
 	default:
 		break;
@@ -370,12 +435,20 @@ static int event_loop(int fd)
 {
 	char buf[16384] __attribute__((aligned(8)));
 
-	while (!stop) {
+	while (!stop_sig) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		struct nlmsghdr *nh;
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		ssize_t n;
 
-		if (n < 0) {
+		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
 			if (errno == EINTR)
+				continue;
+			err_msg("classify: poll: %s", strerror(errno));
+			return -1;
+		}
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			if (errno == ENOBUFS) {
 				err_msg("classify: events lost (%s); scanning /proc",
@@ -415,7 +488,7 @@ int cmd_classify(int argc, char **argv)
 	};
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	int opt, do_scan = 0, fd, rcvbuf = 4 << 20, ret, i;
-	struct sigaction act;
+	socklen_t len = sizeof(rcvbuf);
 
 	while ((opt = getopt_long(argc, argv, "+sv", longopts, NULL)) != -1) {
 		if (opt == 's')
@@ -439,10 +512,7 @@ int cmd_classify(int argc, char **argv)
 			err_msg("%s:%d: group %s: %s (rule kept: it applies once the group exists)",
 				argv[optind], rules[i].line, rules[i].group,
 				strerror(ENOENT));
-	memset(&act, 0, sizeof(act));
-	act.sa_handler = on_signal;	/* no SA_RESTART: recv() returns */
-	sigaction(SIGTERM, &act, NULL);
-	sigaction(SIGINT, &act, NULL);
+	stop_catch(&waitmask);
 	signal(SIGPIPE, SIG_IGN);
 
 	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
@@ -450,7 +520,18 @@ int cmd_classify(int argc, char **argv)
 		err_msg("classify: netlink socket: %s", strerror(errno));
 		return EXIT_ERR;
 	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/*
+	 * A large buffer: events come in bursts (a fork bomb, a make -j).
+	 * SO_RCVBUFFORCE passes net.core.rmem_max (CAP_NET_ADMIN, needed
+	 * anyway); SO_RCVBUF is capped by it.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)))
+		err_msg("classify: socket buffer of %d bytes: %s", rcvbuf,
+			strerror(errno));
+	if (verbose && !getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len))
+		fprintf(stderr, "%s: classify: socket buffer %d bytes\n",
+			prog, rcvbuf);
 	sa.nl_groups = CN_IDX_PROC;
 	sa.nl_pid = getpid();
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
@@ -471,9 +552,11 @@ int cmd_classify(int argc, char **argv)
 	close(fd);
 	if (verbose)
 		fprintf(stderr, "%s: classify: stopped (%s)\n", prog,
-			stop ? strsignal(stop) : "error");
+			stop_sig ? strsignal(stop_sig) : "error");
 	for (i = 0; i < nrules; i++)
 		free(rules[i].pattern);
 	free(rules);
+	for (i = 0; i < NMOVED; i++)
+		free(moved[i].from);
 	return ret ? EXIT_ERR : EXIT_OK;
 }

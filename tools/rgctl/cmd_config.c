@@ -364,7 +364,9 @@ static void rmdir_new(const struct model *m)
 	for (i = m->n - 1; i >= 0; i--)
 		if (!m->nodes[i].exists) {
 			group_dir(m->nodes[i].path, path, sizeof(path));
-			rmdir(path);
+			if (rmdir(path) && errno != ENOENT)
+				err_msg("group %s: could not remove it again: %s",
+					m->nodes[i].path, strerror(errno));
 		}
 }
 
@@ -376,13 +378,22 @@ static int by_depth_desc(const void *a, const void *b)
 	return y->depth - x->depth;
 }
 
+/* A line of -n's plan; names escaped as in a config file. */
+static void print_node(const char *what, const char *g)
+{
+	printf("%s ", what);
+	cfg_put_escaped(g, stdout);
+	putchar('\n');
+}
+
 static void print_write(const struct model *m, const struct write *w)
 {
 	char v[32];
 
 	format_value(w->val, v, sizeof(v));
-	printf("set %s %s:%s=%s\n", m->nodes[w->node].path, w->res,
-	       field_names[w->field], v);
+	fputs("set ", stdout);
+	cfg_put_escaped(m->nodes[w->node].path, stdout);
+	printf(" %s:%s=%s\n", w->res, field_names[w->field], v);
 }
 
 int cmd_apply(int argc, char **argv)
@@ -423,12 +434,12 @@ int cmd_apply(int argc, char **argv)
 		nw = plan(&pre, &w);
 		for (i = 0; i < pre.n; i++)
 			if (!pre.nodes[i].exists)
-				printf("create %s\n", pre.nodes[i].path);
+				print_node("create", pre.nodes[i].path);
 		for (i = 0; i < nw; i++)
 			print_write(&pre, &w[i]);
 		for (i = pre.n - 1; i >= 0; i--)
 			if (pre.nodes[i].prune)
-				printf("rm %s\n", pre.nodes[i].path);
+				print_node("rm", pre.nodes[i].path);
 		ret = EXIT_OK;
 		goto out_pre;
 	}
@@ -464,9 +475,18 @@ int cmd_apply(int argc, char **argv)
 		}
 	}
 	if (done < nw) {
-		while (done-- > 0)
-			write_one(m.nodes[w[done].node].path, w[done].res,
-				  w[done].field, w[done].old);
+		while (done-- > 0) {
+			const char *g = m.nodes[w[done].node].path;
+			char v[32];
+
+			if (!write_one(g, w[done].res, w[done].field,
+				       w[done].old))
+				continue;
+			format_value(w[done].old, v, sizeof(v));
+			err_msg("group %s: could not restore %s:%s=%s: %s", g,
+				w[done].res, field_names[w[done].field], v,
+				strerror(errno));
+		}
 		rmdir_new(&pre);
 		goto out;
 	}
@@ -511,7 +531,7 @@ static int dump_one(const char *g, int depth, void *arg)
 		err_msg("group %s: %s", g, strerror(errno));
 		return -1;
 	}
-	fputs(g, stdout);
+	cfg_put_escaped(g, stdout);
 	for (i = 0; i < gs.n; i++) {
 		const char *sep = ":";
 

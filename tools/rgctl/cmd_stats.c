@@ -31,13 +31,7 @@ struct sample {
 	struct stat_row *rows;
 };
 
-static volatile sig_atomic_t stop;
 static const char *base_group;
-
-static void on_signal(int sig)
-{
-	stop = sig;
-}
 
 static void sample_free(struct sample *s)
 {
@@ -211,7 +205,7 @@ int cmd_stats(int argc, char **argv)
 	struct sample cur = { 0 }, prev = { 0 };
 	double interval = 0;
 	int opt, tty = isatty(STDOUT_FILENO), ret = EXIT_OK, first = 1;
-	struct sigaction sa;
+	sigset_t waitmask;
 	char g[4096], *end;
 
 	while ((opt = getopt(argc, argv, "+w:")) != -1) {
@@ -233,11 +227,8 @@ int cmd_stats(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	base_group = g;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: the sleep ends */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	while (!stop) {
+	stop_catch(&waitmask);
+	while (!stop_sig) {
 		if (walk_tree(g, 1, collect, &cur)) {
 			ret = EXIT_ERR;
 			break;
@@ -263,15 +254,7 @@ int cmd_stats(int argc, char **argv)
 		first = 0;
 		if (interval <= 0)
 			break;
-		{
-			struct timespec ts = {
-				.tv_sec = (time_t)interval,
-				.tv_nsec = (long)((interval - (time_t)interval) * 1e9),
-			};
-
-			while (!stop && nanosleep(&ts, &ts) && errno == EINTR)
-				;
-		}
+		stop_sleep(interval, &waitmask);
 	}
 	sample_free(&prev);
 	sample_free(&cur);

@@ -166,9 +166,20 @@ static void restore_shares(const char *g, const struct rg_group_shares *old)
 	int i, f, have[F_NR];
 
 	for (i = old->n - 1; i >= 0; i--) {
-		for (f = 0; f < F_NR; f++)
+		char v[32], list[128] = "";
+		size_t o = 0;
+
+		for (f = 0; f < F_NR; f++) {
 			have[f] = old->s[i].val[f] != RG_UNSUPPORTED;
-		write_shares(g, old->s[i].res, have, old->s[i].val);
+			if (!have[f])
+				continue;
+			format_value(old->s[i].val[f], v, sizeof(v));
+			o += snprintf(list + o, sizeof(list) - o, "%s%s=%s",
+				      o ? "," : "", field_names[f], v);
+		}
+		if (write_shares(g, old->s[i].res, have, old->s[i].val))
+			err_msg("group %s: could not restore %s:%s: %s", g,
+				old->s[i].res, list, strerror(errno));
 	}
 }
 
@@ -236,7 +247,9 @@ static void rmdir_created(char created[][4096], int n)
 
 	while (n-- > 0) {
 		group_dir(created[n], path, sizeof(path));
-		rmdir(path);
+		if (rmdir(path) && errno != ENOENT)
+			err_msg("group %s: could not remove it again: %s",
+				created[n], strerror(errno));
 	}
 }
 

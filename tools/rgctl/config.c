@@ -5,7 +5,9 @@
  *	GROUP [RES:KEY=VALUE[,KEY=VALUE]...]...
  *
  * '#' starts a comment; blank lines are ignored. GROUP is a path from the
- * root ("/" is the root).
+ * root ("/" is the root). A backslash makes the next character part of
+ * the field, so a group name may hold '#', a space or a backslash ("\#",
+ * "\ ", "\\"); dump writes names that way.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -66,15 +68,69 @@ static char *read_input(const char *file)
 	return buf;
 }
 
-static int parse_line(struct cfg *cfg, int lineno, char *s)
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+int cfg_field(const char **p, char *out, size_t len)
+{
+	const char *s = *p;
+	size_t o = 0;
+
+	while (s && is_blank(*s))
+		s++;
+	if (!s || !*s || *s == '#') {
+		*p = NULL;
+		return 0;
+	}
+	while (*s && *s != '#' && !is_blank(*s)) {
+		if (*s == '\\' && !*++s) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (o + 1 >= len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		out[o++] = *s++;
+	}
+	out[o] = '\0';
+	*p = s;
+	return 1;
+}
+
+void cfg_put_escaped(const char *s, FILE *f)
+{
+	for (; *s; s++) {
+		if (*s == '#' || *s == '\\' || is_blank(*s))
+			putc('\\', f);
+		putc(*s, f);
+	}
+}
+
+/* The next field into tok; 1, 0 at the end, or -1 after an error message. */
+static int next_field(const struct cfg *cfg, int lineno, const char **p,
+		      char *tok, size_t len)
+{
+	int r = cfg_field(p, tok, len);
+
+	if (r < 0)
+		line_error(cfg, lineno, "%s", errno == EINVAL ?
+			   "a backslash at the end of the line: Invalid argument" :
+			   strerror(errno));
+	return r;
+}
+
+static int parse_line(struct cfg *cfg, int lineno, const char *s)
 {
 	struct cfg_line *cl;
-	char g[4096], why[256], *tok, *save = NULL;
-	int i, errs = 0;
+	char g[4096], why[256], tok[4096];
+	int i, r, errs = 0;
 
-	tok = strtok_r(s, " \t\r\v\f", &save);
-	if (!tok)
-		return 0;
+	r = next_field(cfg, lineno, &s, tok, sizeof(tok));
+	if (r <= 0)
+		return -r;
 	if (group_norm(tok, g, sizeof(g)))
 		return line_error(cfg, lineno, "group '%s': %s", tok,
 				  strerror(errno));
@@ -92,8 +148,11 @@ static int parse_line(struct cfg *cfg, int lineno, char *s)
 	memset(cl, 0, sizeof(*cl));
 	cl->group = xstrdup(g);
 	cl->line = lineno;
-	while ((tok = strtok_r(NULL, " \t\r\v\f", &save))) {
+	while ((r = next_field(cfg, lineno, &s, tok, sizeof(tok)))) {
 		struct rg_req *req = &cl->req[cl->nreq];
+
+		if (r < 0)
+			return errs + 1;
 
 		if (parse_req(tok, req, why, sizeof(why))) {
 			errs += line_error(cfg, lineno, "group %s: '%s': %s: %s",
@@ -138,15 +197,10 @@ int cfg_parse(const char *file, struct cfg *cfg)
 		return 1;
 	}
 	for (line = buf; line; line = next) {
-		char *hash;
-
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		lineno++;
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
 		errs += parse_line(cfg, lineno, line);
 	}
 	free(buf);

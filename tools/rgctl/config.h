@@ -24,6 +24,16 @@ struct cfg {
  * Prints every error as FILE:LINE: ... and returns their number.
  */
 int cfg_parse(const char *file, struct cfg *cfg);
+
+/*
+ * The next field of a line at *p, unescaped ("\\c" is c), into out: 1
+ * (*p moves past it), 0 at the end of the line or at an unescaped '#'
+ * (*p is NULL then), -1 with errno EINVAL (a backslash ends the line)
+ * or ENAMETOOLONG.
+ */
+int cfg_field(const char **p, char *out, size_t len);
+/* s with '#', blanks and backslashes escaped, as cfg_field reads it. */
+void cfg_put_escaped(const char *s, FILE *f);
 void cfg_free(struct cfg *cfg);
 
 #endif

@@ -56,6 +56,16 @@ char *xstrdup(const char *s);
 int parse_int(const char *s, int *out);
 int parse_pid(const char *s, pid_t *out);
 
+/* signals.c: SIGINT, SIGTERM for stats -w and classify */
+#include <signal.h>
+extern volatile sig_atomic_t stop_sig;
+/* Catches and blocks them; waitmask: the mask to wait with in ppoll(). */
+void stop_catch(sigset_t *waitmask);
+/* 1 if one came (caught, or pending while blocked). */
+int stop_pending(void);
+/* Sleeps, unless or until one comes. */
+void stop_sleep(double seconds, const sigset_t *waitmask);
+
 /* fs.c: the configfs tree */
 int group_norm(const char *in, char *out, size_t len);
 int group_depth(const char *g);

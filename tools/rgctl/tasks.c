@@ -3,7 +3,8 @@
  * rgctl: moving tasks. A move writes one tid to the group's members file;
  * a whole process is moved thread by thread, in passes over
  * /proc/PID/task, until a pass finds every thread in the group (threads
- * created meanwhile join their leader's group, so this ends).
+ * created meanwhile join their leader's group, so this ends). A leader
+ * that has exited while its threads live on is skipped, not an error.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -49,12 +50,16 @@ int move_thread(const char *g, pid_t tid)
 	return 0;
 }
 
-/* One pass; the number of threads it moved, or -1 (errno). */
+/*
+ * One pass; the number of threads it moved, or -1 (errno). A thread that
+ * exits meanwhile is skipped, the leader too (it may have exited while
+ * its threads live on): ESRCH only if the pass found no thread at all.
+ */
 static int move_pass(const char *g, pid_t pid)
 {
 	char path[64], cur[4096];
+	int moved = 0, live = 0;
 	struct dirent *de;
-	int moved = 0;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
@@ -65,26 +70,35 @@ static int move_pass(const char *g, pid_t pid)
 		return -1;
 	}
 	/* The leader first: threads created from now on follow it. */
-	if (!task_group(pid, pid, cur, sizeof(cur)) && strcmp(cur, g)) {
-		if (write_tid(g, pid)) {
+	if (!task_group(pid, pid, cur, sizeof(cur))) {
+		if (!strcmp(cur, g)) {
+			live++;
+		} else if (!write_tid(g, pid)) {
+			live++;
+			moved++;
+		} else if (errno != ESRCH) {
 			int e = errno;
 
 			closedir(d);
 			errno = e;
 			return -1;
 		}
-		moved++;
 	}
 	while ((de = readdir(d))) {
 		pid_t tid;
 
 		if (parse_pid(de->d_name, &tid) || tid == pid)
 			continue;
-		if (task_group(pid, tid, cur, sizeof(cur)) || !strcmp(cur, g))
-			continue;	/* gone, or there already */
+		if (task_group(pid, tid, cur, sizeof(cur)))
+			continue;	/* gone */
+		live++;
+		if (!strcmp(cur, g))
+			continue;	/* there already */
 		if (write_tid(g, tid)) {
-			if (errno == ESRCH)
+			if (errno == ESRCH) {
+				live--;
 				continue;	/* exited meanwhile */
+			}
 			int e = errno;
 
 			closedir(d);
@@ -94,6 +108,10 @@ static int move_pass(const char *g, pid_t pid)
 		moved++;
 	}
 	closedir(d);
+	if (!live) {
+		errno = ESRCH;
+		return -1;
+	}
 	return moved;
 }
 
