@@ -346,11 +346,17 @@ expect stats_bad_interval 2 "-w 'x'" $R stats -w x
 # SIGINT ends it with status 0.
 $R stats -w 0.3 s > "$tmp/watch" 2>&1 &
 w=$!
+pids+=($w)
 nap 1
 echo res=numtasks,max_shares=0 > $RG/s/shares
 $R exec s -- $BB sh -c "$BB true; :" 2>/dev/null	# the fork is refused
 nap 1
 kill -INT $w
+for ((i = 0; i < 100; i++)); do
+	kill -0 $w 2>/dev/null || break
+	nap 0.05
+done
+kill -9 $w 2>/dev/null	# (if SIGINT did not end it: the check fails)
 wait $w
 rc=$?
 count "$tmp/watch" '^rgctl stats /s'
