@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -279,10 +280,12 @@ static const struct rule *first_match(const struct proc_info *pi)
 }
 
 /*
- * The processes this daemon moved, and from where, until they exit: a
- * child forked before its parent was moved starts in the parent's old
- * group, and follows the parent if no rule matches it. A hash by pid;
- * a collision forgets the older entry.
+ * The processes this daemon moved, from where and when, until they
+ * exit: a child forked before its parent was moved (by the FORK event's
+ * time, CLOCK_MONOTONIC as ours) starts in the parent's old group, and
+ * follows the parent if no rule matches it; one forked later and found
+ * there was put there on purpose. A hash by pid; a collision forgets the
+ * older entry.
  */
 #define NMOVED 1024
 
@@ -290,7 +293,16 @@ static struct moved {
 	pid_t pid;
 	const char *to;		/* a rule's group */
 	char *from;
+	unsigned long long at;	/* ns, CLOCK_MONOTONIC, before the move */
 } moved[NMOVED];
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static struct moved *moved_slot(pid_t pid)
 {
@@ -308,7 +320,8 @@ static void moved_forget(pid_t pid)
 	m->pid = 0;
 }
 
-static void moved_note(pid_t pid, const char *from, const char *to)
+static void moved_note(pid_t pid, const char *from, const char *to,
+		       unsigned long long at)
 {
 	struct moved *m = moved_slot(pid);
 
@@ -316,11 +329,14 @@ static void moved_note(pid_t pid, const char *from, const char *to)
 	m->pid = pid;
 	m->from = xstrdup(from);
 	m->to = to;
+	m->at = at;
 }
 
 static void move_to(pid_t pid, const struct proc_info *pi, const char *cur,
 		    const char *to, int line, const char *why)
 {
+	unsigned long long at = now_ns();
+
 	if (move_process(to, pid, 1)) {
 		if (errno == ESRCH)
 			return;	/* exited meanwhile */
@@ -328,18 +344,20 @@ static void move_to(pid_t pid, const struct proc_info *pi, const char *cur,
 			pid, pi->comm, to, line, strerror(errno));
 		return;
 	}
-	moved_note(pid, cur, to);
+	moved_note(pid, cur, to, at);
 	if (verbose)
 		fprintf(stderr, "%s: classify: %s: pid %d (%s) -> %s (line %d)\n",
 			prog, why, pid, pi->comm, to, line);
 }
 
 /*
- * Applies the rules to process pid. A new process (parent > 0) that no
- * rule matches, still in the group its parent was moved from by this
- * daemon, follows the parent.
+ * Applies the rules to process pid. A new process (parent > 0, forked at
+ * @forked, CLOCK_MONOTONIC ns) that no rule matches, forked before this
+ * daemon moved its parent and still in the group the parent was moved
+ * from, follows the parent.
  */
-static void classify(pid_t pid, pid_t parent, const char *why)
+static void classify(pid_t pid, pid_t parent, unsigned long long forked,
+		     const char *why)
 {
 	char cur[4096], pcur[4096];
 	const struct moved *m;
@@ -356,7 +374,7 @@ static void classify(pid_t pid, pid_t parent, const char *why)
 		return;
 	}
 	m = moved_slot(parent);
-	if (parent <= 0 || m->pid != parent ||
+	if (parent <= 0 || m->pid != parent || forked >= m->at ||
 	    task_group(pid, pid, cur, sizeof(cur)) || strcmp(cur, m->from) ||
 	    task_group(parent, parent, pcur, sizeof(pcur)) ||
 	    strcmp(pcur, m->to))
@@ -379,7 +397,7 @@ static void scan(void)
 	}
 	while (!stop_pending() && (de = readdir(d)))
 		if (!parse_pid(de->d_name, &pid))
-			classify(pid, 0, "scan");
+			classify(pid, 0, 0, "scan");
 	closedir(d);
 }
 
@@ -410,16 +428,17 @@ static void handle(const struct proc_event *ev)
 		if (ev->event_data.fork.child_pid ==
 		    ev->event_data.fork.child_tgid)
 			classify(ev->event_data.fork.child_tgid,
-				 ev->event_data.fork.parent_tgid, "fork");
+				 ev->event_data.fork.parent_tgid,
+				 ev->timestamp_ns, "fork");
 		break;
 	case PROC_EVENT_EXEC:
-		classify(ev->event_data.exec.process_tgid, 0, "exec");
+		classify(ev->event_data.exec.process_tgid, 0, 0, "exec");
 		break;
 	case PROC_EVENT_UID:
-		classify(ev->event_data.id.process_tgid, 0, "uid");
+		classify(ev->event_data.id.process_tgid, 0, 0, "uid");
 		break;
 	case PROC_EVENT_GID:
-		classify(ev->event_data.id.process_tgid, 0, "gid");
+		classify(ev->event_data.id.process_tgid, 0, 0, "gid");
 		break;
 	case PROC_EVENT_EXIT:
 		if (ev->event_data.exit.process_pid ==
