@@ -78,12 +78,12 @@ static void rg_hooks_test_leak(void)
 	}
 }
 
+/* Read at run time: the compiler cannot see the shift is too far. */
+static unsigned int rg_hooks_test_shift_by = BITS_PER_LONG + 1;
+
 static void rg_hooks_test_shift(void)
 {
-	/* From a variable: the compiler cannot see the shift is too far. */
-	volatile unsigned int by = BITS_PER_LONG + 1;
-
-	rg_hooks_test_sink += 1UL << by;
+	rg_hooks_test_sink += 1UL << READ_ONCE(rg_hooks_test_shift_by);
 }
 
 static void rg_hooks_test_inversion(void)
