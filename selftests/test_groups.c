@@ -52,6 +52,18 @@ TEST_F(groups, names_with_control_characters_einval)
 	EXPECT_EQ(0, rg_mkdir("spaces and-punct.ok"));
 }
 
+/*
+ * Names are bytes: UTF-8 is not refused for bytes 0x80-0x9f, which are
+ * no control characters there (the euro sign is e2 82 ac; "Ä" c3 84).
+ */
+TEST_F(groups, utf8_names_are_accepted)
+{
+	EXPECT_EQ(0, rg_mkdir("\xe2\x82\xac"));
+	EXPECT_TRUE(rg_exists(RG_ROOT "/\xe2\x82\xac/members"));
+	EXPECT_EQ(0, rg_mkdir("\xc3\x84rger"));
+	EXPECT_TRUE(rg_exists(RG_ROOT "/\xc3\x84rger/members"));
+}
+
 TEST_F(groups, every_group_has_three_files)
 {
 	ASSERT_EQ(0, rg_mkdir("a"));
