@@ -271,11 +271,17 @@ echo "# at $SECONDS s"
 py=$!
 pids+=($py)
 wait_line "$tmp/py" ready
+# The churn rests 5 ms between batches of 1-ms threads: two looks may
+# both fall in rests; look until the set of threads has changed (2 s).
 tids1=(/proc/$py/task/*)
-nap 0.3
-tids2=(/proc/$py/task/*)
-[ ${#tids1[@]} -gt 50 ] && [ "${tids1[*]}" != "${tids2[*]}" ]
-result move_threads_churn $? "threads ${#tids1[@]}"
+changed=1
+for ((i = 0; i < 40 && changed; i++)); do
+	nap 0.05
+	tids2=(/proc/$py/task/*)
+	[ "${tids1[*]}" != "${tids2[*]}" ] && changed=0
+done
+[ ${#tids1[@]} -gt 50 ] && [ $changed = 0 ]
+result move_threads_churn $? "threads ${#tids1[@]}, changed: $((!changed))"
 # notin PID GROUP: B = the number of PID's threads not in GROUP (the
 # threads that exit meanwhile do not count).
 notin() {
