@@ -11,14 +11,20 @@
 const char *prog = "rgctl";
 const char *rg_root = "/sys/kernel/config/res_groups";
 
+/* "rgctl: " and the message on standard error, after standard output. */
+static void vmsg(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+}
+
 void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -27,10 +33,8 @@ int usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'rgctl --help'.\n");
 	return EXIT_USAGE;
