@@ -46,7 +46,22 @@ check: all
 	qemu/check
 
 ifeq ($(FLAVOR),kcsan)
+# The detector's own check first: a data race planted in a module of ours
+# must fail its run (exit 125, reports "involving our code"). Then the
+# concurrency tests and the stress run, which must have none.
 stress: all
+	@rm -rf kcsan-out && mkdir -p kcsan-out
+	@echo "KCSAN self-check: a planted data race must fail its run"
+	@qemu/run --kcsan --timeout 900 --no-leak-check -- \
+		insmod selftests/modules/rg_hooks_test.ko race=1 > kcsan-out/plant.log 2>&1; \
+	rc=$$?; \
+	if [ $$rc = 125 ] && grep -q 'KCSAN: [1-9][0-9]* reports involving our code' kcsan-out/plant.log; then \
+		echo "ok - KCSAN: the planted data race fails the run"; \
+	else \
+		tail -n 40 kcsan-out/plant.log; \
+		echo "not ok - KCSAN: the planted data race was not reported (exit $$rc)"; \
+		exit 1; \
+	fi
 	qemu/run --kcsan --keep kcsan-out --timeout $$(($(STRESS_SECONDS) + 1800)) -- \
 		env RG_KUNIT= STRESS_SECONDS=$(STRESS_SECONDS) \
 		selftests/run_tests.sh $(KCSAN_TESTS)

@@ -1,18 +1,21 @@
 #!/bin/bash
 # Runs inside the release guest on plain TCG with two vCPUs (bench/run
-# boots it): a limited parent group with 1000 limited children, a forking
-# task in each child, released one at a time (fp1) or two at a time in
-# different children (fp2); each does ITERS forks. A: no module, the same
-# 1000 tasks in the root; C: numtasks (parent and children max_shares
-# 90); D: cgroup v2 pids (pids.max on parent and children). Prints
-# "RESULT fp<1|2> <A|C|D> <round> <ns per fork of each forker>".
-#   MODDIR, BIN, ROUNDS; ITERS (forks per forker, default 10); NKIDS
-#   (default 1000)
+# boots it): a limited parent group with NKIDS limited children; a forking
+# task in each of the first NFORK children, released one at a time (fp1)
+# or two at a time in different children (fp2); each does ITERS forks.
+# Batches of one and of two alternate, twice, in the same setup, so that
+# the host's drift falls on both alike. A: no module, the same tasks in
+# the root; C: numtasks (parent and children max_shares 90); D: cgroup v2
+# pids (pids.max on parent and children). Prints
+# "RESULT fp<1|2> <A|C|D> <round>.<batch> <ns per fork of each forker>".
+#   MODDIR, BIN, ROUNDS; ITERS (forks per forker, default 100); NKIDS
+#   (default 1000); NFORK (default 100)
 set -u
 . "$(dirname "$0")/setup.sh"
 ROUNDS=${ROUNDS:-3}
-ITERS=${ITERS:-10}
+ITERS=${ITERS:-100}
 NKIDS=${NKIDS:-1000}
+NFORK=${NFORK:-100}
 echo 100000 > /proc/sys/kernel/threads-max
 ulimit -n 8192
 
@@ -38,8 +41,10 @@ for r in $(seq "$ROUNDS"); do
 		   kids $CG pids.max 100000
 		   where=$CG/p/c file=cgroup.procs ;;
 		esac
-		for k in 1 2; do
-			echo "RESULT fp$k $c $r $($BIN forkgroups $ITERS $k $NKIDS $where $file)"
+		for b in 1 2; do
+			for k in 1 2; do
+				echo "RESULT fp$k $c $r.$b $($BIN forkgroups $ITERS $k $NFORK $where $file)"
+			done
 		done
 		case $c in
 		C) $BIN rmdirs 0 "$NKIDS" $RG/p/c && rmdir $RG/p ;;

@@ -11,10 +11,14 @@
  *   lockdep=2  a lock with a non-static key, which lockdep reports with
  *              no WARNING and then turns itself off (debug_locks = 0)
  *   ubsan=1    a shift past the width of its type (UBSAN; no taint)
+ *   race=1     two threads increment one plain counter for 2 s (KCSAN)
  *
  * Locking: the two mutexes exist only to be taken in both orders, once,
- * from the module's init; nothing else takes them.
+ * from the module's init; nothing else takes them. The racy counter is
+ * deliberately unlocked.
  */
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/lockdep.h>
@@ -36,6 +40,10 @@ MODULE_PARM_DESC(leak, "leak an object when loaded (kmemleak)");
 static bool ubsan;
 module_param(ubsan, bool, 0444);
 MODULE_PARM_DESC(ubsan, "shift past the width of a type when loaded (UBSAN)");
+
+static bool race;
+module_param(race, bool, 0444);
+MODULE_PARM_DESC(race, "two threads race on a plain counter for 2 s when loaded (KCSAN)");
 
 static int lockdep;
 module_param(lockdep, int, 0444);
@@ -86,6 +94,29 @@ static void rg_hooks_test_shift(void)
 	rg_hooks_test_sink += 1UL << READ_ONCE(rg_hooks_test_shift_by);
 }
 
+static int rg_hooks_test_racer(void *unused)
+{
+	while (!kthread_should_stop()) {
+		rg_hooks_test_sink++;	/* the planted data race */
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Both threads run until stopped, so neither returns into freed text. */
+static void rg_hooks_test_race(void)
+{
+	struct task_struct *t[2];
+	int i;
+
+	for (i = 0; i < 2; i++)
+		t[i] = kthread_run(rg_hooks_test_racer, NULL, "rg_race/%d", i);
+	msleep(2000);
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR(t[i]))
+			kthread_stop(t[i]);
+}
+
 static void rg_hooks_test_inversion(void)
 {
 	mutex_lock(&rg_hooks_test_a);
@@ -128,6 +159,8 @@ static int __init rg_hooks_test_init(void)
 		rg_hooks_test_shift();
 	if (oob)
 		rg_hooks_test_oob();
+	if (race)
+		rg_hooks_test_race();
 	return res_group_hooks_register(&rg_hooks_test_hooks);
 }
 
