@@ -9,15 +9,19 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -281,6 +285,214 @@ TEST_F_TIMEOUT(races, members_read_while_the_group_grows_is_whole, 300)
 	}
 	EXPECT_EQ(atomic_load(&spawned) + 1, n);
 	/* The sleepers stay until the test's process exits. */
+}
+
+/* Pin the caller to CPU 0 with @policy (priority @prio). */
+static int on_cpu0(int policy, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -1;
+	return sched_setscheduler(0, policy, &sp);
+}
+
+/* Write @pid to the open members file @fd; 0 or -errno. */
+static int move_fd(int fd, pid_t pid)
+{
+	char s[32];
+	int n = snprintf(s, sizeof(s), "%d\n", pid);
+
+	return write(fd, s, n) == n ? 0 : -errno;
+}
+
+#define CUT_STAY	10	/* always in a */
+#define CUT_BURST	250	/* past the old slack: 64 more pids of 12 bytes */
+
+struct cut_shared {
+	atomic_int stop;
+	atomic_int armed;	/* the mover waits for the next read */
+	atomic_long read_ns;	/* the shortest read(2) of members seen */
+	atomic_int reads;
+	atomic_int bad;
+	char first_bad[256];
+};
+
+static int cmp_pid(const void *a, const void *b)
+{
+	return *(const pid_t *)a - *(const pid_t *)b;
+}
+
+/*
+ * Is the listing @s whole: positive pids, none twice, every stayer and
+ * at least one marker? Cheap, so that the reader spends its time reading.
+ */
+static int cut_whole(const char *s, const pid_t *stay, const pid_t *mark,
+		     int *n)
+{
+	pid_t got[CUT_STAY + CUT_BURST + 2 + 1];
+	const int max = sizeof(got) / sizeof(got[0]);
+	int i, found;
+	char *end;
+
+	for (*n = 0; *s && *n < max; s = end + 1) {
+		got[*n] = strtol(s, &end, 10);
+		if (end == s || *end != '\n' || got[(*n)++] <= 0)
+			return 0;
+	}
+	if (*s)		/* more lines than there are tasks to list */
+		return 0;
+	qsort(got, *n, sizeof(got[0]), cmp_pid);
+	for (i = 1; i < *n; i++)
+		if (got[i] == got[i - 1])
+			return 0;
+	for (i = 0; i < CUT_STAY; i++)
+		if (!bsearch(&stay[i], got, *n, sizeof(got[0]), cmp_pid))
+			return 0;
+	for (i = 0, found = 0; i < 2; i++)
+		found += !!bsearch(&mark[i], got, *n, sizeof(got[0]), cmp_pid);
+	return found > 0;
+}
+
+/* Nanoseconds on CLOCK_MONOTONIC. */
+static long long ns_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * The reader: reads a's members until told to stop, and counts the reads
+ * that are not whole. Right before a read(2) it wakes the mover if the
+ * mover waits for one (@go), and it keeps the shortest read's duration,
+ * so that the mover can aim at the middle of a read.
+ */
+static void cut_reader(struct cut_shared *sh, int go, const pid_t *stay,
+		       const pid_t *mark, char *buf)
+{
+	long long t;
+	char p[256];
+	ssize_t len;
+	int fd, n;
+
+	/* Not left reading if the test dies. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || on_cpu0(SCHED_OTHER, 0))
+		_exit(2);
+	rg_path(p, sizeof(p), "a", "members");
+	while (!atomic_load(&sh->stop)) {
+		fd = open(p, O_RDONLY);
+		if (fd < 0)
+			_exit(3);
+		if (atomic_exchange(&sh->armed, 0) && write(go, "", 1) != 1)
+			_exit(4);
+		t = ns_now();
+		len = read(fd, buf, BIG - 1);
+		t = ns_now() - t;
+		close(fd);
+		if (len < 0)
+			_exit(5);
+		buf[len] = '\0';
+		if (t < atomic_load(&sh->read_ns))
+			atomic_store(&sh->read_ns, t);
+		if (!cut_whole(buf, stay, mark, &n) &&
+		    atomic_fetch_add(&sh->bad, 1) == 0)
+			snprintf(sh->first_bad, sizeof(sh->first_bad),
+				 "%d pids listed, of %d to %d", n,
+				 CUT_STAY + 1, CUT_STAY + 2 + CUT_BURST);
+		atomic_fetch_add(&sh->reads, 1);
+	}
+	_exit(0);
+}
+
+/*
+ * A read of members is one moment of the group, never a cut one. A
+ * reader announces each read(2); a SCHED_FIFO mover on the same CPU
+ * wakes at a random point inside it (preempting the read) and moves 80
+ * tasks in, then two markers out and back in (so they end the list). At
+ * every moment every stayer and at least one marker is in a: every read
+ * must list them. Before the fix, a read sized the group (plus 64 tasks
+ * of slack) before filling its buffer, and a burst in between cut the
+ * markers off the end of the list.
+ */
+TEST_F_TIMEOUT(races, members_read_is_one_moment_never_cut_by_moves, 300)
+{
+	pid_t stay[CUT_STAY], burst[CUT_BURST], mark[2], reader;
+	int fa, fb, go[2], i, status, cycles = 0;
+	double end = now() + 2 * race_seconds();
+	struct timespec at = {};
+	struct cut_shared *sh;
+	char p[256], c;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	atomic_store(&sh->read_ns, 10000000L);
+	for (i = 0; i < CUT_STAY; i++) {
+		stay[i] = rg_sleeper();
+		ASSERT_EQ(0, rg_move("a", stay[i]));
+	}
+	for (i = 0; i < 2; i++) {
+		mark[i] = rg_sleeper();
+		ASSERT_EQ(0, rg_move("a", mark[i]));
+	}
+	for (i = 0; i < CUT_BURST; i++) {
+		burst[i] = rg_sleeper();
+		ASSERT_EQ(0, rg_move("b", burst[i]));
+	}
+	fa = open(rg_path(p, sizeof(p), "a", "members"), O_WRONLY);
+	ASSERT_LE(0, fa);
+	fb = open(rg_path(p, sizeof(p), "b", "members"), O_WRONLY);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, pipe(go));
+
+	reader = fork();
+	ASSERT_LE(0, reader);
+	if (reader == 0)
+		cut_reader(sh, go[1], stay, mark, self->buf);
+	ASSERT_EQ(0, on_cpu0(SCHED_FIFO, 1));
+	while (now() < end && cycles < 200 && !atomic_load(&sh->bad)) {
+		/* Wait for a read to begin, and wake up inside it. */
+		atomic_store(&sh->armed, 1);
+		ASSERT_EQ(1, read(go[0], &c, 1));
+		at.tv_nsec = rand() % (2 * atomic_load(&sh->read_ns) % 999999999 + 1);
+		nanosleep(&at, NULL);
+		for (i = 0; i < CUT_BURST; i++)
+			ASSERT_EQ(0, move_fd(fa, burst[i]));
+		for (i = 0; i < 2; i++) {
+			ASSERT_EQ(0, move_fd(fb, mark[i]));
+			ASSERT_EQ(0, move_fd(fa, mark[i]));
+		}
+		/* Let that read end, then take the burst out again. */
+		usleep(20000);
+		for (i = 0; i < CUT_BURST; i++)
+			ASSERT_EQ(0, move_fd(fb, burst[i]));
+		cycles++;
+	}
+	ASSERT_EQ(0, on_cpu0(SCHED_OTHER, 0));
+	atomic_store(&sh->stop, 1);
+	ASSERT_EQ(reader, waitpid(reader, &status, 0));
+	EXPECT_EQ(0, rg_exit_code(status));
+	EXPECT_EQ(0, atomic_load(&sh->bad))
+		TH_LOG("%d of %d reads cut, the first: %s", sh->bad, sh->reads,
+		       sh->first_bad);
+	TH_LOG("%d bursts, %d reads, the shortest %ld us", cycles,
+	       atomic_load(&sh->reads), atomic_load(&sh->read_ns) / 1000);
+	/* Bursts must have preempted reads, or this proved nothing. */
+	EXPECT_LT(20, cycles);
+	close(fa);
+	close(fb);
+	for (i = 0; i < CUT_STAY; i++)
+		rg_kill(stay[i]);
+	for (i = 0; i < CUT_BURST; i++)
+		rg_kill(burst[i]);
+	for (i = 0; i < 2; i++)
+		rg_kill(mark[i]);
+	munmap(sh, sizeof(*sh));
 }
 
 /* stats longer than a page comes whole: every line of every controller. */
