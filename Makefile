@@ -52,10 +52,11 @@ ifeq ($(FLAVOR),kcsan)
 stress: all
 	@rm -rf kcsan-out && mkdir -p kcsan-out
 	@echo "KCSAN self-check: a planted data race must fail its run"
-	@qemu/run --kcsan --timeout 900 --no-leak-check -- \
+	@qemu/run --kcsan --timeout 900 --no-leak-check --keep kcsan-out/plant -- \
 		insmod selftests/modules/rg_hooks_test.ko race=1 > kcsan-out/plant.log 2>&1; \
 	rc=$$?; \
-	if [ $$rc = 125 ] && grep -q 'KCSAN: [1-9][0-9]* reports involving our code' kcsan-out/plant.log; then \
+	if [ $$rc = 125 ] && grep -q 'KCSAN: [1-9][0-9]* reports involving our code' kcsan-out/plant.log && \
+	   grep -q 'rg_hooks_test_racer' kcsan-out/plant/kcsan; then \
 		echo "ok - KCSAN: the planted data race fails the run"; \
 	else \
 		tail -n 40 kcsan-out/plant.log; \

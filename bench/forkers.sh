@@ -16,6 +16,11 @@ ROUNDS=${ROUNDS:-3}
 ITERS=${ITERS:-100}
 NKIDS=${NKIDS:-1000}
 NFORK=${NFORK:-100}
+# Two at a time, each in its own child: an even number, at most NKIDS.
+if [ $((NFORK % 2)) != 0 ] || [ "$NFORK" -gt "$NKIDS" ]; then
+	echo "forkers.sh: NFORK must be even and at most NKIDS" >&2
+	exit 1
+fi
 echo 100000 > /proc/sys/kernel/threads-max
 ulimit -n 8192
 
@@ -43,7 +48,8 @@ for r in $(seq "$ROUNDS"); do
 		esac
 		for b in 1 2; do
 			for k in 1 2; do
-				echo "RESULT fp$k $c $r.$b $($BIN forkgroups $ITERS $k $NFORK $where $file)"
+				v=$($BIN forkgroups $ITERS $k $NFORK $where $file) || exit 1
+				echo "RESULT fp$k $c $r.$b $v"
 			done
 		done
 		case $c in

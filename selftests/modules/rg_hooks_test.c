@@ -103,18 +103,24 @@ static int rg_hooks_test_racer(void *unused)
 	return 0;
 }
 
-/* Both threads run until stopped, so neither returns into freed text. */
-static void rg_hooks_test_race(void)
+/*
+ * Both threads run until stopped, so neither returns into freed text.
+ * Without both, there is no race to see: fail the load instead.
+ */
+static int rg_hooks_test_race(void)
 {
 	struct task_struct *t[2];
-	int i;
 
-	for (i = 0; i < 2; i++)
-		t[i] = kthread_run(rg_hooks_test_racer, NULL, "rg_race/%d", i);
-	msleep(2000);
-	for (i = 0; i < 2; i++)
-		if (!IS_ERR(t[i]))
-			kthread_stop(t[i]);
+	t[0] = kthread_run(rg_hooks_test_racer, NULL, "rg_race/0");
+	if (IS_ERR(t[0]))
+		return PTR_ERR(t[0]);
+	t[1] = kthread_run(rg_hooks_test_racer, NULL, "rg_race/1");
+	if (!IS_ERR(t[1])) {
+		msleep(2000);
+		kthread_stop(t[1]);
+	}
+	kthread_stop(t[0]);
+	return PTR_ERR_OR_ZERO(t[1]);
 }
 
 static void rg_hooks_test_inversion(void)
@@ -159,8 +165,12 @@ static int __init rg_hooks_test_init(void)
 		rg_hooks_test_shift();
 	if (oob)
 		rg_hooks_test_oob();
-	if (race)
-		rg_hooks_test_race();
+	if (race) {
+		int ret = rg_hooks_test_race();
+
+		if (ret)
+			return ret;
+	}
 	return res_group_hooks_register(&rg_hooks_test_hooks);
 }
 
