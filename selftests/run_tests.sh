@@ -21,6 +21,8 @@ budget() {	# budget TEST: its timeout in seconds
 	test_stress) echo $((${STRESS_SECONDS:-30} + 270)) ;;
 	# Above its 10k-thread test's own 600 s.
 	test_members) echo 900 ;;
+	# Its two members-cut tests may take up to 150 s each.
+	test_races) echo 600 ;;
 	*) echo "${RG_TEST_TIMEOUT:-300}" ;;
 	esac
 }
