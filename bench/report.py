@@ -114,7 +114,7 @@ def target(name, ok, ratios=None, limit=None):
     print(f"{'MET ' if ok else 'MISS'} {name}")
 
 
-def ratio_target(name, vals, limit):
+def ratio_target(name, vals, limit, unit="rounds"):
     """Target 'median of the per-round ratios <= limit'; a miss says by
     how much (percent above the limit)."""
     if not vals:
@@ -128,7 +128,7 @@ def ratio_target(name, vals, limit):
     targets.append(t)
     extra = "" if ok else ", missed by %.2f%%" % (100 * (m / limit - 1))
     print(f"{'MET ' if ok else 'MISS'} {name}: {m:.4f} <= {limit:.4f}"
-          f" [rounds {min(vals):.4f}-{max(vals):.4f}]{extra}")
+          f" [{unit} {min(vals):.4f}-{max(vals):.4f}]{extra}")
 
 
 print()
@@ -183,7 +183,7 @@ def fp_scaling(cfg):
 # Relative to A, a fork with two forkers in different limited groups
 # costs no more than with one: per batch, (fp2 C/A) / (fp1 C/A) <= 1.
 ratio_target("two forkers in different limited groups (TCG, per batch): "
-             "(fp2 C/A)/(fp1 C/A)", fp_scaling("C"), 1.0)
+             "(fp2 C/A)/(fp1 C/A)", fp_scaling("C"), 1.0, "batches")
 if fp_scaling("D"):
     print("     (cgroup pids, the same: %.4f)"
           % statistics.median(fp_scaling("D")))
