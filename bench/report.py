@@ -184,9 +184,9 @@ def fp_scaling(cfg):
 # costs no more than with one: per batch, (fp2 C/A) / (fp1 C/A) <= 1.
 ratio_target("two forkers in different limited groups (TCG, per batch): "
              "(fp2 C/A)/(fp1 C/A)", fp_scaling("C"), 1.0, "batches")
-if fp_scaling("D"):
-    print("     (cgroup pids, the same: %.4f)"
-          % statistics.median(fp_scaling("D")))
+sd = fp_scaling("D")
+if sd:
+    print("     (cgroup pids, the same: %.4f)" % statistics.median(sd))
 for t in ("fork", "fork2", "thread"):
     if med("profile_" + t, "C") is not None:
         p = med("profile_" + t, "C")

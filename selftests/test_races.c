@@ -414,15 +414,6 @@ static int cut_whole(struct cut_shared *sh, const char *s, pid_t *got,
 	return !missing && marks;
 }
 
-/* Nanoseconds on CLOCK_MONOTONIC. */
-static long long ns_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /*
  * The reader: reads a's members until told to stop, and counts the reads
  * that are not whole, and those that a whole burst fell into. Right
@@ -435,8 +426,9 @@ static void cut_reader(struct cut_shared *sh, int go, char *buf)
 	pid_t *got = malloc((sh->nstay + CUT_BURST + 2) * sizeof(*got));
 	char p[256], why[256];
 	int fd, n, begun;
-	long long t;
 	ssize_t len;
+	double t;
+	long ns;
 
 	/* Not left reading if the test dies. */
 	if (!got || prctl(PR_SET_PDEATHSIG, SIGKILL) ||
@@ -449,18 +441,18 @@ static void cut_reader(struct cut_shared *sh, int go, char *buf)
 			_exit(3);
 		if (atomic_exchange(&sh->armed, 0) && write(go, "", 1) != 1)
 			_exit(4);
-		t = ns_now();
+		t = now();
 		begun = atomic_load(&sh->begun);
 		len = read(fd, buf, BIG - 1);
 		if (atomic_load(&sh->done) > begun)
 			atomic_fetch_add(&sh->hits, 1);
-		t = ns_now() - t;
+		ns = (now() - t) * 1e9;
 		close(fd);
 		if (len < 0)
 			_exit(5);
 		buf[len] = '\0';
-		if (t < atomic_load(&sh->read_ns))
-			atomic_store(&sh->read_ns, t);
+		if (ns < atomic_load(&sh->read_ns))
+			atomic_store(&sh->read_ns, ns);
 		if (!cut_whole(sh, buf, got, &n, why, sizeof(why)) &&
 		    atomic_fetch_add(&sh->bad, 1) == 0)
 			snprintf(sh->first_bad, sizeof(sh->first_bad), "%s",
