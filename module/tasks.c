@@ -20,6 +20,11 @@
  *   not on its list (rg_forking()), and may already be found by pid: a
  *   move waits for post_fork (rg_post_fork() wakes it), so that no move
  *   interleaves with a fork and controllers see FORK before any MOVE.
+ * - A fork that began before the hooks were registered had no can_fork:
+ *   its child is on the task list before post_fork, so load may put it in
+ *   the root first. post_fork tells the two kinds apart by the hooks'
+ *   srcu index (kept only for a fork that had can_fork), never by
+ *   task->res_group, which load, moves and unload may change meanwhile.
  * - rg_detached is written under rg_fork_sem (write) and rg_root.lock, and
  *   read under either. (post_fork reads it under the lock of the parent's
  *   group: at unload the root is the only group left.)
@@ -189,9 +194,20 @@ static void rg_cancel_fork(struct task_struct *child,
 static void rg_post_fork(struct task_struct *child,
 			 struct kernel_clone_args *args)
 {
-	struct res_group *grp = rcu_dereference_protected(child->res_group, 1);
+	struct res_group *grp;
 
-	if (grp) {
+	/*
+	 * Only if rg_can_fork() ran for this fork (the hooks keep their
+	 * index until now) is child->res_group ours alone. A fork that
+	 * began before the hooks were registered may have been put in the
+	 * root by rg_tasks_attach_all() meanwhile, moved since, or taken
+	 * out again by an unload: that case is decided under the lock below.
+	 */
+	if (child->res_group_srcu_idx >= 0) {
+		grp = rcu_dereference_protected(child->res_group, 1);
+		/* No group: rg_can_fork() found us detached; nothing to undo. */
+		if (!grp)
+			return;
 		/* rg_can_fork() took the charges and rg_fork_sem. */
 		spin_lock(&grp->lock);
 		rg_join(child, grp, args->kthread ? RES_GROUP_ATTACH :

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lifetimes: files held open across rmdir and rmmod, modules pinned while
- * they are in use, a controller unloaded under a fork storm. KASAN and
- * kmemleak in the debug guest catch what the asserts cannot see.
+ * they are in use, a controller unloaded under a fork storm, the module
+ * loaded and unloaded in the middle of a fork. KASAN and kmemleak in the
+ * debug guest catch what the asserts cannot see.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -138,6 +144,218 @@ TEST_F(life, proc_file_open_across_rmmod_reads_empty)
 	/* Empty: end of file at once, not an error. */
 	EXPECT_EQ(0, read(fd, buf, sizeof(buf)));
 	close(fd);
+}
+
+/*
+ * A fork in the middle of a load or an unload. The test module holds the
+ * fork of a task named rg_straddler where we need it: see its header.
+ */
+#define STALL_KO "selftests/modules/rg_fork_stall.ko"
+#define STALL_PARAM "/sys/module/rg_fork_stall/parameters/"
+
+FIXTURE(straddle) {
+	pid_t forker;		/* rg_straddler, or -1 */
+	pid_t child;		/* its child, once known, or -1 */
+	int from_forker;	/* where it writes the child's pid */
+};
+
+FIXTURE_SETUP(straddle)
+{
+	self->forker = -1;
+	self->child = -1;
+	self->from_forker = -1;
+	rg_remove_all_groups();
+	rg_unload_all();
+	if (rg_module_loaded("rg_fork_stall"))
+		ASSERT_EQ(0, rg_rmmod("rg_fork_stall"));
+	ASSERT_EQ(0, rg_insmod(STALL_KO, "hold=1"));
+}
+
+FIXTURE_TEARDOWN(straddle)
+{
+	/* Let a held fork go before anything it runs in can go away. */
+	rg_write(STALL_PARAM "hold", "0");
+	if (self->child > 0)
+		kill(self->child, SIGKILL);
+	if (self->forker > 0)
+		rg_kill(self->forker);
+	if (self->from_forker >= 0)
+		close(self->from_forker);
+	rg_unload_all();
+	rg_rmmod("rg_fork_stall");
+}
+
+/* One of the test module's numbers; -1 if it cannot be read. */
+static int stall_get(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), STALL_PARAM "%s", name);
+	if (rg_read(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return atoi(buf);
+}
+
+/* Wait up to 60 s for the held fork to wait at @point; 0 or -1. */
+static int wait_stalled(int point)
+{
+	int i;
+
+	for (i = 0; i < 6000; i++) {
+		if (stall_get("stalled") == point)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/*
+ * rg_straddler: forks one child that waits until killed, writes the
+ * child's pid to *rd's pipe once the fork is over, and reaps it. Both die
+ * with their parent.
+ */
+static pid_t start_straddler(int *rd)
+{
+	int p[2];
+	pid_t pid, c;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "rg_straddler");
+		c = fork();
+		if (c == 0) {
+			prctl(PR_SET_NAME, "rg_straddled");
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+		if (c < 0 || write(p[1], &c, sizeof(c)) != sizeof(c))
+			_exit(1);
+		waitpid(c, NULL, 0);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return -1;
+	}
+	*rd = p[0];
+	return pid;
+}
+
+/* The child's pid, once the straddler's fork is over; -1 after 60 s. */
+static pid_t read_child(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	pid_t c;
+
+	if (poll(&pfd, 1, 60000) != 1 || read(fd, &c, sizeof(c)) != sizeof(c))
+		return -1;
+	return c;
+}
+
+/* How many times @pid is listed in the group's members; -1 on error. */
+static int times_listed(const char *group, pid_t pid)
+{
+	static char buf[1 << 20];
+	char p[256], *line, *save;
+	int n = 0;
+
+	if (rg_read(rg_path(p, sizeof(p), group, "members"), buf,
+		    sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		n += atoi(line) == pid;
+	return n;
+}
+
+/*
+ * rmmod in a child process, since an unload may wait for a held fork:
+ * the child's pid, or -1.
+ */
+static pid_t start_rmmod(const char *name)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(rg_rmmod(name) ? 1 : 0);
+	return pid;
+}
+
+/* rmmod's result (0 if it unloaded); -1 if it failed or is still at it after 60 s. */
+static int wait_rmmod(pid_t pid)
+{
+	int i, status;
+
+	for (i = 0; i < 6000; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return rg_exit_code(status) ? -1 : 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+TEST_F(straddle, fork_straddling_the_load_joins_the_root_once)
+{
+	pid_t rmmod;
+
+	self->forker = start_straddler(&self->from_forker);
+	ASSERT_LT(0, self->forker);
+	ASSERT_EQ(0, wait_stalled(1));
+	/* The child is on the task list already: the load puts it in the root. */
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	EXPECT_EQ(1, times_listed("", self->forker));
+	ASSERT_EQ(0, rg_write(STALL_PARAM "hold", "0"));
+	self->child = read_child(self->from_forker);
+	ASSERT_LT(0, self->child);
+	EXPECT_EQ(0, stall_get("timeouts"));
+	/* post_fork does not add it a second time. */
+	EXPECT_EQ(1, times_listed("", self->child));
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_move("a", self->child));
+	EXPECT_EQ(0, times_listed("", self->child));
+	EXPECT_EQ(1, times_listed("a", self->child));
+	/* Reaped by the straddler, it leaves a; nothing holds the unload. */
+	kill(self->child, SIGKILL);
+	rg_kill(self->forker);
+	self->forker = -1;
+	self->child = -1;
+	EXPECT_EQ(0, rg_rmdir("a"));
+	rmmod = start_rmmod("res_groups");
+	ASSERT_LT(0, rmmod);
+	EXPECT_EQ(0, wait_rmmod(rmmod));
+}
+
+TEST_F(straddle, unload_inside_post_fork_leaves_the_child_in_no_group)
+{
+	char p[64], buf[64];
+	pid_t rmmod;
+
+	self->forker = start_straddler(&self->from_forker);
+	ASSERT_LT(0, self->forker);
+	ASSERT_EQ(0, wait_stalled(1));
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_write(STALL_PARAM "stall_lock", "1"));
+	ASSERT_EQ(0, rg_write(STALL_PARAM "hold", "0"));
+	/* post_fork, about to lock a group: unload now. */
+	ASSERT_EQ(0, wait_stalled(2));
+	rmmod = start_rmmod("res_groups");
+	ASSERT_LT(0, rmmod);
+	self->child = read_child(self->from_forker);
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(0, wait_rmmod(rmmod));
+	/* Held until the unload had emptied every group, not by the 30 s limit. */
+	EXPECT_EQ(0, stall_get("timeouts"));
+	/* Loaded again: a task that points at no group joins the root. */
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	EXPECT_EQ(1, times_listed("", self->child));
+	snprintf(p, sizeof(p), "/proc/%d/res_group", self->child);
+	ASSERT_EQ(2, rg_read(p, buf, sizeof(buf)));
+	EXPECT_STREQ("/\n", buf);
 }
 
 TEST_HARNESS_MAIN
