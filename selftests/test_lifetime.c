@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -175,6 +176,7 @@ FIXTURE_TEARDOWN(straddle)
 {
 	/* Let a held fork go before anything it runs in can go away. */
 	rg_write(STALL_PARAM "hold", "0");
+	rg_write(STALL_PARAM "stall_lock", "0");
 	if (self->child > 0)
 		kill(self->child, SIGKILL);
 	if (self->forker > 0)
@@ -196,12 +198,12 @@ static int stall_get(const char *name)
 	return atoi(buf);
 }
 
-/* Wait up to 60 s for the held fork to wait at @point; 0 or -1. */
+/* Wait up to 20 s for the held fork to wait at @point; 0 or -1. */
 static int wait_stalled(int point)
 {
 	int i;
 
-	for (i = 0; i < 6000; i++) {
+	for (i = 0; i < 2000; i++) {
 		if (stall_get("stalled") == point)
 			return 0;
 		usleep(10000);
@@ -225,10 +227,14 @@ static pid_t start_straddler(int *rd)
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		prctl(PR_SET_NAME, "rg_straddler");
+		pid = getpid();
 		c = fork();
 		if (c == 0) {
 			prctl(PR_SET_NAME, "rg_straddled");
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			/* Its parent may have been killed while it was held. */
+			if (getppid() != pid)
+				_exit(1);
 			for (;;)
 				pause();
 		}
@@ -246,15 +252,41 @@ static pid_t start_straddler(int *rd)
 	return pid;
 }
 
-/* The child's pid, once the straddler's fork is over; -1 after 60 s. */
+/* The child's pid, once the straddler's fork is over; -1 after 40 s. */
 static pid_t read_child(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	pid_t c;
 
-	if (poll(&pfd, 1, 60000) != 1 || read(fd, &c, sizeof(c)) != sizeof(c))
+	if (poll(&pfd, 1, 40000) != 1 || read(fd, &c, sizeof(c)) != sizeof(c))
 		return -1;
 	return c;
+}
+
+/* The child of @parent (the held one: it has no other); -1 if none. */
+static pid_t child_of(pid_t parent)
+{
+	char path[300], buf[512], *p;
+	struct dirent *d;
+	pid_t found = -1;
+	DIR *proc = opendir("/proc");
+
+	while (proc && (d = readdir(proc))) {
+		if (atoi(d->d_name) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		/* "pid (comm) state ppid ...": comm may hold anything. */
+		if (rg_read(path, buf, sizeof(buf)) <= 0)
+			continue;
+		p = strrchr(buf, ')');
+		if (p && atoi(p + 4) == parent) {
+			found = atoi(d->d_name);
+			break;
+		}
+	}
+	if (proc)
+		closedir(proc);
+	return found;
 }
 
 /* How many times @pid is listed in the group's members; -1 on error. */
@@ -286,12 +318,12 @@ static pid_t start_rmmod(const char *name)
 	return pid;
 }
 
-/* rmmod's result (0 if it unloaded); -1 if it failed or is still at it after 60 s. */
+/* rmmod's result (0 if it unloaded); -1 if it failed or is still at it after 40 s. */
 static int wait_rmmod(pid_t pid)
 {
 	int i, status;
 
-	for (i = 0; i < 6000; i++) {
+	for (i = 0; i < 4000; i++) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return rg_exit_code(status) ? -1 : 0;
 		usleep(10000);
@@ -299,19 +331,22 @@ static int wait_rmmod(pid_t pid)
 	return -1;
 }
 
-TEST_F(straddle, fork_straddling_the_load_joins_the_root_once)
+/* Its own waits add up to less: a timeout would skip the teardown. */
+TEST_F_TIMEOUT(straddle, fork_straddling_the_load_joins_the_root_once, 150)
 {
-	pid_t rmmod;
+	pid_t held, rmmod;
 
 	self->forker = start_straddler(&self->from_forker);
 	ASSERT_LT(0, self->forker);
 	ASSERT_EQ(0, wait_stalled(1));
+	held = child_of(self->forker);
+	ASSERT_LT(0, held);
 	/* The child is on the task list already: the load puts it in the root. */
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
-	EXPECT_EQ(1, times_listed("", self->forker));
+	ASSERT_EQ(1, times_listed("", held));
 	ASSERT_EQ(0, rg_write(STALL_PARAM "hold", "0"));
 	self->child = read_child(self->from_forker);
-	ASSERT_LT(0, self->child);
+	ASSERT_EQ(held, self->child);
 	EXPECT_EQ(0, stall_get("timeouts"));
 	/* post_fork does not add it a second time. */
 	EXPECT_EQ(1, times_listed("", self->child));
@@ -319,7 +354,10 @@ TEST_F(straddle, fork_straddling_the_load_joins_the_root_once)
 	ASSERT_EQ(0, rg_move("a", self->child));
 	EXPECT_EQ(0, times_listed("", self->child));
 	EXPECT_EQ(1, times_listed("a", self->child));
-	/* Reaped by the straddler, it leaves a; nothing holds the unload. */
+	/*
+	 * Killed and reaped (by the straddler or, once it is gone, by init),
+	 * it leaves a; nothing holds the rmdir or the unload.
+	 */
 	kill(self->child, SIGKILL);
 	rg_kill(self->forker);
 	self->forker = -1;
@@ -330,15 +368,18 @@ TEST_F(straddle, fork_straddling_the_load_joins_the_root_once)
 	EXPECT_EQ(0, wait_rmmod(rmmod));
 }
 
-TEST_F(straddle, unload_inside_post_fork_leaves_the_child_in_no_group)
+TEST_F_TIMEOUT(straddle, unload_inside_post_fork_leaves_the_child_in_no_group, 150)
 {
 	char p[64], buf[64];
-	pid_t rmmod;
+	pid_t held, rmmod;
 
 	self->forker = start_straddler(&self->from_forker);
 	ASSERT_LT(0, self->forker);
 	ASSERT_EQ(0, wait_stalled(1));
+	held = child_of(self->forker);
+	ASSERT_LT(0, held);
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(1, times_listed("", held));
 	ASSERT_EQ(0, rg_write(STALL_PARAM "stall_lock", "1"));
 	ASSERT_EQ(0, rg_write(STALL_PARAM "hold", "0"));
 	/* post_fork, about to lock a group: unload now. */
@@ -346,7 +387,7 @@ TEST_F(straddle, unload_inside_post_fork_leaves_the_child_in_no_group)
 	rmmod = start_rmmod("res_groups");
 	ASSERT_LT(0, rmmod);
 	self->child = read_child(self->from_forker);
-	ASSERT_LT(0, self->child);
+	ASSERT_EQ(held, self->child);
 	ASSERT_EQ(0, wait_rmmod(rmmod));
 	/* Held until the unload had emptied every group, not by the 30 s limit. */
 	EXPECT_EQ(0, stall_get("timeouts"));

@@ -6,28 +6,46 @@
  *
  *   hold=1        its next fork waits in proc_fork_connector(): the child
  *                 is on the task list already, the post_fork hook is not
- *                 called yet. Writing hold=0 lets it go on.
+ *                 called yet. Writing hold=0 lets it go on. It waits
+ *                 holding cgroup_threadgroup_rwsem for read (from
+ *                 cgroup_can_fork() to cgroup_post_fork()): a cgroup
+ *                 migration meanwhile blocks, and then every fork too.
  *   stall_lock=1  (res_groups loaded) its next call of res_groups'
  *                 rg_lock_task_group() waits until the unload of
  *                 res_groups has called res_group_hooks_unregister(),
- *                 i.e. has taken every task out of every group.
+ *                 i.e. has taken every task out of every group. That
+ *                 sleeps in a post_fork hook, which hooks must not do;
+ *                 here it is before any spinlock. stall_lock=0 stops it.
  *   stalled       reads 1 or 2 while a fork waits at the first or second
  *                 point, else 0.
  *   timeouts      how many waits gave up after 30 s instead.
+ * A wait also ends when the task is killed, and at our unload.
  *
  * The calls are sent to wrappers by ftrace, as livepatch does; a wrapper
- * waits, then calls the real function (a call from this module is never
- * redirected, so it goes through).
+ * waits, then calls the real function at the address ftrace gave. That
+ * call is not redirected again: each redirect is armed for one call.
  *
- * Locking: none. The flags are single words read and written once
- * (READ_ONCE/WRITE_ONCE); the waits poll them.
+ * Locking: rg_stall_mutex serialises registering and unregistering the
+ * ftrace ops. The flags are single words read and written once
+ * (READ_ONCE/WRITE_ONCE; cmpxchg disarms); the waits poll them.
+ * rg_stall_inflight counts the tasks sent to a wrapper, which our unload
+ * waits for.
  */
+#include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/string.h>
+
+/* With IBT, ftrace's address is past the ENDBR: real() would fault. */
+#ifdef CONFIG_X86_KERNEL_IBT
+#error "rg_fork_stall calls functions at their ftrace site: not with IBT"
+#endif
 
 #define RG_STALL_COMM	"rg_straddler"
 #define RG_STALL_WAIT	(30 * HZ)
@@ -38,7 +56,8 @@ struct rg_stall {
 	void *wrapper;			/* where its calls go instead */
 	unsigned long orig;		/* its address, from ftrace */
 	bool armed;			/* redirect the target's next call */
-	bool registered;
+	bool registered;		/* rg_stall_mutex */
+	bool filtered;			/* has a filter to free at unload */
 };
 
 /* The functions redirected, as the wrappers call them. */
@@ -49,6 +68,8 @@ static bool hold;
 static int stalled;
 static int timeouts;
 static bool unregistering;	/* res_group_hooks_unregister() was called */
+static atomic_t rg_stall_inflight = ATOMIC_INIT(0);
+static DEFINE_MUTEX(rg_stall_mutex);
 
 static void notrace rg_stall_redirect(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *op,
@@ -56,13 +77,13 @@ static void notrace rg_stall_redirect(unsigned long ip, unsigned long parent_ip,
 {
 	struct rg_stall *s = container_of(op, struct rg_stall, ops);
 
-	/* Our own call of the real function goes through. */
-	if (within_module(parent_ip, THIS_MODULE) || !READ_ONCE(s->armed) ||
-	    strcmp(current->comm, RG_STALL_COMM))
+	if (!READ_ONCE(s->armed) || strcmp(current->comm, RG_STALL_COMM))
 		return;
 	WRITE_ONCE(s->orig, ip);
-	if (cmpxchg(&s->armed, true, false))
+	if (cmpxchg(&s->armed, true, false)) {
+		atomic_inc(&rg_stall_inflight);
 		ftrace_instruction_pointer_set(fregs, (unsigned long)s->wrapper);
+	}
 }
 
 static void notrace rg_stall_see_unregister(unsigned long ip,
@@ -79,7 +100,7 @@ static void rg_stall_wait(int point, bool (*done)(void))
 	unsigned long end = jiffies + RG_STALL_WAIT;
 
 	WRITE_ONCE(stalled, point);
-	while (!done()) {
+	while (!done() && !fatal_signal_pending(current)) {
 		if (time_after(jiffies, end)) {
 			WRITE_ONCE(timeouts, timeouts + 1);
 			break;
@@ -121,30 +142,38 @@ static struct rg_stall rg_stall_unreg = {
 	.func		= "res_group_hooks_unregister",
 };
 
+/*
+ * The filter is set anew each time (reset) and freed only at unload:
+ * ftrace_free_filter() leaves the ops pointing at the freed hash.
+ */
 static int rg_stall_register(struct rg_stall *s)
 {
 	int ret;
 
-	ret = ftrace_set_filter(&s->ops, (unsigned char *)s->func,
+	mutex_lock(&rg_stall_mutex);
+	ret = s->registered ? -EBUSY :
+	      ftrace_set_filter(&s->ops, (unsigned char *)s->func,
 				strlen(s->func), 1);
-	if (!ret)
+	if (!ret) {
+		s->filtered = true;
 		ret = register_ftrace_function(&s->ops);
-	if (ret) {
-		ftrace_free_filter(&s->ops);
-		pr_err("rg_fork_stall: cannot trace %s: %d\n", s->func, ret);
-		return ret;
 	}
-	s->registered = true;
-	return 0;
+	if (!ret)
+		s->registered = true;
+	mutex_unlock(&rg_stall_mutex);
+	if (ret)
+		pr_err("rg_fork_stall: cannot trace %s: %d\n", s->func, ret);
+	return ret;
 }
 
 static void rg_stall_unregister(struct rg_stall *s)
 {
-	if (!s->registered)
-		return;
-	unregister_ftrace_function(&s->ops);
-	ftrace_free_filter(&s->ops);
+	mutex_lock(&rg_stall_mutex);
+	WRITE_ONCE(s->armed, false);
+	if (s->registered)
+		unregister_ftrace_function(&s->ops);
 	s->registered = false;
+	mutex_unlock(&rg_stall_mutex);
 }
 
 static void rg_stall_connector(struct task_struct *task)
@@ -153,11 +182,13 @@ static void rg_stall_connector(struct task_struct *task)
 
 	rg_stall_wait(1, rg_stall_released);
 	real(task);
+	atomic_dec(&rg_stall_inflight);
 }
 
 static void *rg_stall_lock_task_group(struct task_struct *tsk)
 {
 	rg_lock_fn real = (rg_lock_fn)READ_ONCE(rg_stall_lock.orig);
+	void *grp;
 
 	/*
 	 * One call only: stop tracing res_groups' text now, while it is
@@ -165,7 +196,9 @@ static void *rg_stall_lock_task_group(struct task_struct *tsk)
 	 */
 	rg_stall_unregister(&rg_stall_lock);
 	rg_stall_wait(2, rg_stall_unregistered);
-	return real(tsk);
+	grp = real(tsk);
+	atomic_dec(&rg_stall_inflight);
+	return grp;
 }
 
 static int rg_stall_set_lock(const char *val, const struct kernel_param *kp)
@@ -175,8 +208,10 @@ static int rg_stall_set_lock(const char *val, const struct kernel_param *kp)
 
 	if (ret)
 		return ret;
-	if (!on || rg_stall_lock.registered)
-		return -EINVAL;
+	if (!on) {
+		rg_stall_unregister(&rg_stall_lock);
+		return 0;
+	}
 	WRITE_ONCE(unregistering, false);
 	WRITE_ONCE(rg_stall_lock.armed, true);
 	ret = rg_stall_register(&rg_stall_lock);
@@ -213,31 +248,51 @@ module_param_cb(hold, &rg_stall_hold_ops, &hold, 0644);
 MODULE_PARM_DESC(hold, "hold the next fork of rg_straddler in proc_fork_connector");
 module_param_cb(stall_lock, &rg_stall_lock_ops, NULL, 0644);
 MODULE_PARM_DESC(stall_lock,
-		 "1: hold rg_straddler's next rg_lock_task_group until the unload of res_groups");
+		 "1: hold rg_straddler's next rg_lock_task_group until res_groups unloads; 0: no more");
 module_param(stalled, int, 0444);
 MODULE_PARM_DESC(stalled, "where a fork waits: 1 connector, 2 lock, 0 nowhere");
 module_param(timeouts, int, 0444);
 MODULE_PARM_DESC(timeouts, "waits that ended after 30 s");
+
+static void rg_stall_free(struct rg_stall *s)
+{
+	if (s->filtered)
+		ftrace_free_filter(&s->ops);
+}
 
 static int __init rg_stall_init(void)
 {
 	int ret;
 
 	ret = rg_stall_register(&rg_stall_unreg);
-	if (ret)
-		return ret;
-	ret = rg_stall_register(&rg_stall_fork);
-	if (ret)
+	if (!ret)
+		ret = rg_stall_register(&rg_stall_fork);
+	if (ret) {
 		rg_stall_unregister(&rg_stall_unreg);
+		rg_stall_free(&rg_stall_fork);
+		rg_stall_free(&rg_stall_unreg);
+	}
 	return ret;
 }
 
-/* The test lets every held fork go before it unloads us. */
+/*
+ * Let every held fork go and wait until none is in a wrapper; then for
+ * RCU-tasks, which also covers a task preempted between its
+ * atomic_dec() and its return from the wrapper.
+ */
 static void __exit rg_stall_exit(void)
 {
 	rg_stall_unregister(&rg_stall_lock);
 	rg_stall_unregister(&rg_stall_fork);
 	rg_stall_unregister(&rg_stall_unreg);
+	WRITE_ONCE(hold, false);
+	WRITE_ONCE(unregistering, true);
+	while (atomic_read(&rg_stall_inflight))
+		msleep(20);
+	synchronize_rcu_tasks();
+	rg_stall_free(&rg_stall_lock);
+	rg_stall_free(&rg_stall_fork);
+	rg_stall_free(&rg_stall_unreg);
 }
 
 module_init(rg_stall_init);
