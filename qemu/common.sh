@@ -22,11 +22,21 @@ rg_patches() {
 	done < "$RG_TOP/hooks-patch/series"
 }
 
-# rg_frags FLAVOR: its config fragments (unpatched: release's).
+# rg_frags FLAVOR: its config fragments (unpatched: release's; arm64k:
+# its own alone, base.config being x86's).
 rg_frags() {
 	local f=$1
 	[ "$f" = unpatched ] && f=release
-	echo "$RG_TOP/hooks-patch/base.config" "$RG_TOP/hooks-patch/$f.config"
+	[ "$f" = arm64k ] || echo -n "$RG_TOP/hooks-patch/base.config "
+	echo "$RG_TOP/hooks-patch/$f.config"
+}
+
+# rg_arch FLAVOR: "ARCH CROSS_COMPILE IMAGE" of that flavor's kernel.
+rg_arch() {
+	case "$1" in
+	arm64k) echo "arm64 aarch64-linux-gnu- Image" ;;
+	*) echo "x86_64 - bzImage" ;;
+	esac
 }
 
 # rg_key FLAVOR: what a build depends on (source version, patches, config).

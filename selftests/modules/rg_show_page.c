@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test-only module: a configfs subsystem, rg_show_page, with one attribute,
+ * "offset", shown with sysfs_emit() as many in-tree show() functions are.
+ * sysfs_emit() shows nothing (and WARNs) unless its buffer starts a page,
+ * so where a page is 64 KiB this tells whether configfs gives show() a
+ * whole page or only 4 KiB. It reads "<offset in its page> <PAGE_SIZE>".
+ *
+ * Locking: none; nothing here changes after load.
+ */
+#include <linux/configfs.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sysfs.h>
+
+static ssize_t rg_show_page_offset_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%lu %lu\n", offset_in_page(page), PAGE_SIZE);
+}
+
+CONFIGFS_ATTR_RO(rg_show_page_, offset);
+
+static struct configfs_attribute *rg_show_page_attrs[] = {
+	&rg_show_page_attr_offset,
+	NULL,
+};
+
+static const struct config_item_type rg_show_page_type = {
+	.ct_attrs	= rg_show_page_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct configfs_subsystem rg_show_page_subsys = {
+	.su_group = {
+		.cg_item = {
+			.ci_namebuf	= "rg_show_page",
+			.ci_type	= &rg_show_page_type,
+		},
+	},
+};
+
+static int __init rg_show_page_init(void)
+{
+	config_group_init(&rg_show_page_subsys.su_group);
+	mutex_init(&rg_show_page_subsys.su_mutex);
+	return configfs_register_subsystem(&rg_show_page_subsys);
+}
+
+static void __exit rg_show_page_exit(void)
+{
+	configfs_unregister_subsystem(&rg_show_page_subsys);
+}
+
+module_init(rg_show_page_init);
+module_exit(rg_show_page_exit);
+MODULE_DESCRIPTION("Resource Groups: does configfs give show() a whole page?");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /init of the 64K-page guest (qemu/check-64k): configfs and Resource
+ * Groups where a page is 64 KiB. Prints one "ok N name" or "not ok N
+ * name: why" line per check and "page64k: N passed, N failed", then
+ * powers the guest off. Static, with no library beyond libc: the guest
+ * has nothing else.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define CFG "/sys/kernel/config"
+#define RG CFG "/res_groups"
+#define NOPEN 32	/* buffers alive at once: see show_gets_a_whole_page() */
+
+static int passed, failed;
+
+static void result(int ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		printf("ok %d %s\n", passed + failed + 1, name);
+		passed++;
+		return;
+	}
+	printf("not ok %d %s: ", passed + failed + 1, name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	failed++;
+}
+
+static int insmod(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* Read all of @path into @buf; the length or -errno. */
+static ssize_t slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, len = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[len] = '\0';
+	return len;
+}
+
+static int put(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * sysfs_emit() shows nothing unless its buffer starts a page. A 4 KiB
+ * buffer starts a 64 KiB page only now and then, so many buffers are
+ * kept alive at once (each open file has its own): all must be pages.
+ */
+static void show_gets_a_whole_page(void)
+{
+	const char *name = "configfs_show_is_given_a_whole_64k_page";
+	int fd[NOPEN], i, bad = 0;
+	unsigned long off, size;
+	char buf[64];
+	ssize_t n;
+
+	if (insmod("/rg_show_page.ko")) {
+		result(0, name, "insmod rg_show_page.ko: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < NOPEN; i++)
+		fd[i] = open(CFG "/rg_show_page/offset", O_RDONLY);
+	for (i = 0; i < NOPEN; i++) {
+		n = fd[i] < 0 ? -1 : read(fd[i], buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		if (n <= 0 || sscanf(buf, "%lu %lu", &off, &size) != 2 ||
+		    off || size != 65536) {
+			if (!bad++)
+				printf("# read %d: %zd bytes: '%s'\n", i, n, buf);
+		}
+		if (fd[i] >= 0)
+			close(fd[i]);
+	}
+	result(!bad, name, "%d of %d reads were not a whole 64K page", bad, NOPEN);
+}
+
+/* Our own files, with 64K pages: a group, its shares, members, stats. */
+static void res_groups_work(void)
+{
+	const char *name = "res_groups_and_numtasks_work_with_64k_pages";
+	char buf[4096], me[32];
+	int ret;
+
+	ret = insmod("/res_groups.ko") ?: insmod("/numtasks.ko");
+	if (ret) {
+		result(0, name, "insmod: %s", strerror(-ret));
+		return;
+	}
+	snprintf(me, sizeof(me), "%d\n", getpid());
+	if (mkdir(RG "/a", 0755) ||
+	    put(RG "/a/shares", "res=numtasks,max_shares=50") ||
+	    put(RG "/a/members", me)) {
+		result(0, name, "mkdir, shares or move: %s", strerror(errno));
+		return;
+	}
+	if (slurp(RG "/a/members", buf, sizeof(buf)) < 0 || strcmp(buf, me)) {
+		result(0, name, "a/members: '%s', not '%s'", buf, me);
+		return;
+	}
+	if (slurp(RG "/a/shares", buf, sizeof(buf)) < 0 ||
+	    !strstr(buf, "res=numtasks,min_shares=-3,max_shares=50,")) {
+		result(0, name, "a/shares: '%s'", buf);
+		return;
+	}
+	if (slurp(RG "/a/stats", buf, sizeof(buf)) < 0 ||
+	    !strstr(buf, "res=numtasks,held=1,")) {
+		result(0, name, "a/stats: '%s'", buf);
+		return;
+	}
+	result(1, name, "");
+}
+
+/* Taint W (a WARN), D (an oops) or B (a bad page); O is our modules. */
+static void no_warning(void)
+{
+	char buf[32] = "";
+	long t;
+
+	slurp("/proc/sys/kernel/tainted", buf, sizeof(buf));
+	t = atol(buf);
+	result(!(t & (1 << 9 | 1 << 7 | 1 << 5)), "kernel_not_tainted_by_a_splat",
+	       "tainted=%ld", t);
+}
+
+int main(void)
+{
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("configfs", CFG, "configfs", 0, NULL);
+	setvbuf(stdout, NULL, _IONBF, 0);
+	printf("# page size %ld\n", sysconf(_SC_PAGESIZE));
+	result(sysconf(_SC_PAGESIZE) == 65536, "the_guest_has_64k_pages", "%ld",
+	       sysconf(_SC_PAGESIZE));
+	show_gets_a_whole_page();
+	res_groups_work();
+	no_warning();
+	printf("page64k: %d passed, %d failed\n", passed, failed);
+	sync();
+	reboot(RB_POWER_OFF);
+	return 0;
+}
