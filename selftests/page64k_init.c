@@ -76,23 +76,26 @@ static int put(const char *path, const char *s)
 
 	if (fd < 0)
 		return -errno;
+	errno = 0;
 	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
+		ret = errno ? -errno : -EIO;
 	close(fd);
 	return ret;
 }
 
 /*
- * sysfs_emit() shows nothing unless its buffer starts a page. A 4 KiB
- * buffer starts a 64 KiB page only now and then, so many buffers are
- * kept alive at once (each open file has its own): all must be pages.
+ * sysfs_emit() shows nothing unless its buffer starts a page. configfs
+ * allocates a file's buffer at its first read and frees it at close, so
+ * all NOPEN files are read before any is closed: NOPEN buffers alive at
+ * once, of which at most one per 64 KiB could start a page by chance if
+ * they were 4 KiB. Each must be a whole page, also by its size.
  */
 static void show_gets_a_whole_page(void)
 {
 	const char *name = "configfs_show_is_given_a_whole_64k_page";
-	int fd[NOPEN], i, bad = 0;
+	int fd[NOPEN], sfd, i, bad = 0;
 	unsigned long off, size;
-	char buf[64];
+	char buf[64] = "";
 	ssize_t n;
 
 	if (insmod("/rg_show_page.ko")) {
@@ -107,19 +110,31 @@ static void show_gets_a_whole_page(void)
 		if (n <= 0 || sscanf(buf, "%lu %lu", &off, &size) != 2 ||
 		    off || size != 65536) {
 			if (!bad++)
-				printf("# read %d: %zd bytes: '%s'\n", i, n, buf);
+				printf("# offset, read %d: %zd bytes: '%s'\n", i, n, buf);
 		}
+	}
+	/* One more buffer while the others are alive: its allocation. */
+	sfd = open(CFG "/rg_show_page/size", O_RDONLY);
+	n = sfd < 0 ? -1 : read(sfd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	if (n <= 0 || strtoul(buf, NULL, 10) < 65536) {
+		printf("# size: %zd bytes: '%s'\n", n, buf);
+		bad++;
+	}
+	if (sfd >= 0)
+		close(sfd);
+	for (i = 0; i < NOPEN; i++)
 		if (fd[i] >= 0)
 			close(fd[i]);
-	}
-	result(!bad, name, "%d of %d reads were not a whole 64K page", bad, NOPEN);
+	result(!bad, name, "%d of %d reads were not of a whole 64K page",
+	       bad, NOPEN + 1);
 }
 
 /* Our own files, with 64K pages: a group, its shares, members, stats. */
 static void res_groups_work(void)
 {
 	const char *name = "res_groups_and_numtasks_work_with_64k_pages";
-	char buf[4096], me[32];
+	char buf[4096] = "", me[32];
 	int ret;
 
 	ret = insmod("/res_groups.ko") ?: insmod("/numtasks.ko");
@@ -128,10 +143,11 @@ static void res_groups_work(void)
 		return;
 	}
 	snprintf(me, sizeof(me), "%d\n", getpid());
-	if (mkdir(RG "/a", 0755) ||
-	    put(RG "/a/shares", "res=numtasks,max_shares=50") ||
-	    put(RG "/a/members", me)) {
-		result(0, name, "mkdir, shares or move: %s", strerror(errno));
+	ret = mkdir(RG "/a", 0755) ? -errno : 0;
+	ret = ret ?: put(RG "/a/shares", "res=numtasks,max_shares=50");
+	ret = ret ?: put(RG "/a/members", me);
+	if (ret) {
+		result(0, name, "mkdir, shares or move: %s", strerror(-ret));
 		return;
 	}
 	if (slurp(RG "/a/members", buf, sizeof(buf)) < 0 || strcmp(buf, me)) {
@@ -157,7 +173,10 @@ static void no_warning(void)
 	char buf[32] = "";
 	long t;
 
-	slurp("/proc/sys/kernel/tainted", buf, sizeof(buf));
+	if (slurp("/proc/sys/kernel/tainted", buf, sizeof(buf)) <= 0) {
+		result(0, "kernel_not_tainted_by_a_splat", "cannot read it");
+		return;
+	}
 	t = atol(buf);
 	result(!(t & (1 << 9 | 1 << 7 | 1 << 5)), "kernel_not_tainted_by_a_splat",
 	       "tainted=%ld", t);

@@ -212,6 +212,9 @@ static int rg_stall_set_lock(const char *val, const struct kernel_param *kp)
 		rg_stall_unregister(&rg_stall_lock);
 		return 0;
 	}
+	/* Armed only if registered now: a pending one stays armed. */
+	if (READ_ONCE(rg_stall_lock.registered))
+		return -EBUSY;
 	WRITE_ONCE(unregistering, false);
 	WRITE_ONCE(rg_stall_lock.armed, true);
 	ret = rg_stall_register(&rg_stall_lock);

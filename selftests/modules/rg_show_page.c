@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test-only module: a configfs subsystem, rg_show_page, with one attribute,
- * "offset", shown with sysfs_emit() as many in-tree show() functions are.
- * sysfs_emit() shows nothing (and WARNs) unless its buffer starts a page,
- * so where a page is 64 KiB this tells whether configfs gives show() a
- * whole page or only 4 KiB. It reads "<offset in its page> <PAGE_SIZE>".
+ * Test-only module: a configfs subsystem, rg_show_page, whose attributes
+ * tell whether configfs gives show() a whole page where a page is 64 KiB:
+ *   offset  shown with sysfs_emit(), as many in-tree show() functions are:
+ *           "<offset in its page> <PAGE_SIZE>", or nothing (and a WARN)
+ *           if the buffer does not start a page;
+ *   size    the size of the buffer's allocation (ksize(); 0 if vmalloc'ed).
  *
  * Locking: none; nothing here changes after load.
  */
 #include <linux/configfs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/sysfs.h>
 
 static ssize_t rg_show_page_offset_show(struct config_item *item, char *page)
@@ -18,10 +20,19 @@ static ssize_t rg_show_page_offset_show(struct config_item *item, char *page)
 	return sysfs_emit(page, "%lu %lu\n", offset_in_page(page), PAGE_SIZE);
 }
 
+/* Written with a small bound: it must work in a buffer of any size. */
+static ssize_t rg_show_page_size_show(struct config_item *item, char *page)
+{
+	return scnprintf(page, 32, "%zu\n",
+			 is_vmalloc_addr(page) ? 0 : ksize(page));
+}
+
 CONFIGFS_ATTR_RO(rg_show_page_, offset);
+CONFIGFS_ATTR_RO(rg_show_page_, size);
 
 static struct configfs_attribute *rg_show_page_attrs[] = {
 	&rg_show_page_attr_offset,
+	&rg_show_page_attr_size,
 	NULL,
 };
 
