@@ -325,44 +325,63 @@ TEST_F(nt, limits_and_guarantees_follow_the_shares_at_every_level)
 }
 
 /*
- * A shares write changing a group's max and divisor together, racing
- * with readers of the children's limit: each limit read is the old or
- * the new one (here both are 5), never a mix of old max and new divisor
- * (10) or the reverse (2).
+ * Forks at a group's limit while its parent's max and divisor change
+ * together, so that the group's limit is 5 before and after each write:
+ * the fork path must use the old or the new limit, never a mix of old
+ * max and new divisor (10: a fork would pass) or the reverse (2). Every
+ * fork is refused, and every write succeeds.
  */
-TEST_F_TIMEOUT(nt, limits_during_shares_writes_are_old_or_new, 120)
+TEST_F_TIMEOUT(nt, forks_at_the_limit_during_shares_writes_are_refused, 120)
 {
 	static const char * const w[2] = {
 		"res=numtasks,max_shares=20,child_shares_divisor=20",
 		"res=numtasks,max_shares=10,child_shares_divisor=10",
 	};
-	int i, reads = 0, bad = 0, status;
-	long lim, alim;
-	pid_t writer;
+	int i, err, go[2], tries = 0, passed = 0, other = 0, status;
+	pid_t writer, pid;
 
 	ASSERT_EQ(0, rg_mkdir("a/c"));
 	ASSERT_EQ(0, rg_set("a", "shares", w[1]));
 	ASSERT_EQ(0, rg_set("a/c", "shares", "res=numtasks,max_shares=5"));
-	EXPECT_EQ(5, NT("a/c", "limit"));
+	ASSERT_EQ(5, NT("a/c", "limit"));
+	/* The writer first, in the root: a/c will refuse every fork. */
+	ASSERT_EQ(0, pipe(go));
 	writer = fork();
 	ASSERT_LE(0, writer);
 	if (writer == 0) {
+		close(go[1]);
+		if (read(go[0], &i, 1) != 1)
+			_exit(2);
 		for (i = 0; i < 2000; i++)
 			if (rg_set("a", "shares", w[i & 1]))
 				_exit(1);
 		_exit(0);
 	}
+	close(go[0]);
+	ASSERT_EQ(0, rg_move("a/c", getpid()));
+	ASSERT_EQ(4, fill(&err));	/* with us, 5 */
+	ASSERT_EQ(-EAGAIN, err);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
 	while (waitpid(writer, &status, WNOHANG) == 0) {
-		lim = NT("a/c", "limit");
-		alim = NT("a", "limit");
-		bad += lim != 5 || (alim != 10 && alim != 20);
-		reads++;
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		tries++;
+		if (pid > 0) {
+			passed++;
+			waitpid(pid, NULL, 0);
+		} else if (errno != EAGAIN) {
+			other++;
+		}
 	}
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	TH_LOG("%d reads during the writes", reads);
-	EXPECT_LT(0, reads);
-	EXPECT_EQ(0, bad);
+	TH_LOG("%d forks tried during the writes", tries);
+	EXPECT_LT(0, tries);
+	EXPECT_EQ(0, passed);
+	EXPECT_EQ(0, other);
+	EXPECT_EQ(5, NT("a/c", "held"));
 }
 
 /* insmod checks total_numtasks as a write would: below the count, EINVAL. */
