@@ -329,7 +329,11 @@ TEST_F(nt, limits_and_guarantees_follow_the_shares_at_every_level)
  * together, so that the group's limit is 5 before and after each write:
  * the fork path must use the old or the new limit, never a mix of old
  * max and new divisor (10: a fork would pass) or the reverse (2). Every
- * fork is refused, and every write succeeds.
+ * fork is refused, by numtasks at a/c's limit, and every write succeeds.
+ * A smoke test: it cannot hit a window of a few instructions (the first
+ * numtasks, which read max and the divisor apart on each fork, passed
+ * it too); the fork path's one limit word per group is what prevents a
+ * mix.
  */
 TEST_F_TIMEOUT(nt, forks_at_the_limit_during_shares_writes_are_refused, 120)
 {
@@ -338,6 +342,7 @@ TEST_F_TIMEOUT(nt, forks_at_the_limit_during_shares_writes_are_refused, 120)
 		"res=numtasks,max_shares=10,child_shares_divisor=10",
 	};
 	int i, err, go[2], tries = 0, passed = 0, other = 0, status;
+	long failcnt;
 	pid_t writer, pid;
 
 	ASSERT_EQ(0, rg_mkdir("a/c"));
@@ -361,6 +366,7 @@ TEST_F_TIMEOUT(nt, forks_at_the_limit_during_shares_writes_are_refused, 120)
 	ASSERT_EQ(0, rg_move("a/c", getpid()));
 	ASSERT_EQ(4, fill(&err));	/* with us, 5 */
 	ASSERT_EQ(-EAGAIN, err);
+	failcnt = NT("a/c", "failcnt");
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	close(go[1]);
 	while (waitpid(writer, &status, WNOHANG) == 0) {
@@ -381,7 +387,12 @@ TEST_F_TIMEOUT(nt, forks_at_the_limit_during_shares_writes_are_refused, 120)
 	EXPECT_LT(0, tries);
 	EXPECT_EQ(0, passed);
 	EXPECT_EQ(0, other);
+	/* Each refusal was numtasks' own, counted where the fork was. */
+	EXPECT_EQ(failcnt + tries, NT("a/c", "failcnt"));
 	EXPECT_EQ(5, NT("a/c", "held"));
+	/* The last write was w[1]. */
+	EXPECT_EQ(10, NT("a", "limit"));
+	EXPECT_EQ(5, NT("a/c", "limit"));
 }
 
 /* insmod checks total_numtasks as a write would: below the count, EINVAL. */
