@@ -2,10 +2,11 @@
 /*
  * Resource Groups: module load and unload.
  *
- * Load: hooks first (new forks join by themselves), then every existing
- * task into the root, then the configfs tree. Unload in reverse; configfs
- * holds a module reference per group, so by then only the root is left,
- * and controllers depend on this module, so none is registered.
+ * Load: rg_fork_sem, the hooks (new forks join by themselves), then every
+ * existing task into the root, then the configfs tree. Unload in reverse
+ * (rg_fork_sem last, once no hook can run); configfs holds a module
+ * reference per group, so by then only the root is left, and controllers
+ * depend on this module, so none is registered.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,15 +19,20 @@ static int __init rg_init(void)
 	int ret;
 
 	rg_group_init_root();
-	ret = res_group_hooks_register(&rg_hooks);
+	ret = rg_tasks_init();
 	if (ret)
 		return ret;
+	ret = res_group_hooks_register(&rg_hooks);
+	if (ret)
+		goto out_sem;
 	rg_tasks_attach_all();
 	ret = rgcs_init();
-	if (ret) {
-		rg_tasks_detach_all();
-		res_group_hooks_unregister(&rg_hooks);
-	}
+	if (!ret)
+		return 0;
+	rg_tasks_detach_all();
+	res_group_hooks_unregister(&rg_hooks);
+out_sem:
+	rg_tasks_exit();
 	return ret;
 }
 
@@ -35,6 +41,7 @@ static void __exit rg_exit(void)
 	rgcs_exit();
 	rg_tasks_detach_all();
 	res_group_hooks_unregister(&rg_hooks);
+	rg_tasks_exit();
 }
 
 module_init(rg_init);

@@ -87,6 +87,8 @@ int rg_shares_max_of(int acc, const struct res_shares *child);
 
 /* tasks.c: membership and the hooks */
 extern const struct res_group_hooks rg_hooks;
+int rg_tasks_init(void);
+void rg_tasks_exit(void);
 void rg_tasks_attach_all(void);
 void rg_tasks_detach_all(void);
 int rg_task_move(struct task_struct *tsk, struct res_group *to);

@@ -36,7 +36,8 @@
 
 #include "rg.h"
 
-DEFINE_PERCPU_RWSEM(rg_fork_sem);
+/* Set up at load (rg_tasks_init()), not statically: see rg_tasks_exit(). */
+struct percpu_rw_semaphore rg_fork_sem;
 
 /* Set at unload: no task may join any more (see the top of this file). */
 static bool rg_detached;
@@ -258,6 +259,29 @@ const struct res_group_hooks rg_hooks = {
 	.free		= rg_free,
 	.proc_show	= rg_proc_show,
 };
+
+/**
+ * rg_tasks_init - set up rg_fork_sem (module load, before the hooks)
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int rg_tasks_init(void)
+{
+	return percpu_init_rwsem(&rg_fork_sem);
+}
+
+/**
+ * rg_tasks_exit - tear down rg_fork_sem (unload, after the hooks)
+ *
+ * The last write section's end leaves an RCU callback queued on the
+ * semaphore (its rcu_sync going back to idle). percpu_free_rwsem() waits
+ * for it; a static semaphore would have it run in the module's memory
+ * after the unload.
+ */
+void rg_tasks_exit(void)
+{
+	percpu_free_rwsem(&rg_fork_sem);
+}
 
 /**
  * rg_tasks_attach_all - put every task in the root (module load)
