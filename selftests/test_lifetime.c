@@ -331,19 +331,33 @@ static int wait_rmmod(pid_t pid)
 	return -1;
 }
 
+/*
+ * Start the straddler, its fork held with the child on the task list,
+ * and load res_groups.ko meanwhile: the held child's pid once the load
+ * has listed it in the root (the precondition of both tests), else -1.
+ */
+static pid_t hold_fork_across_load(struct _test_data_straddle *self)
+{
+	pid_t held;
+
+	self->forker = start_straddler(&self->from_forker);
+	if (self->forker <= 0 || wait_stalled(1))
+		return -1;
+	held = child_of(self->forker);
+	if (held <= 0 || rg_insmod("module/res_groups.ko", NULL) ||
+	    times_listed("", held) != 1)
+		return -1;
+	return held;
+}
+
 /* Its own waits add up to less: a timeout would skip the teardown. */
 TEST_F_TIMEOUT(straddle, fork_straddling_the_load_joins_the_root_once, 150)
 {
 	pid_t held, rmmod;
 
-	self->forker = start_straddler(&self->from_forker);
-	ASSERT_LT(0, self->forker);
-	ASSERT_EQ(0, wait_stalled(1));
-	held = child_of(self->forker);
-	ASSERT_LT(0, held);
 	/* The child is on the task list already: the load puts it in the root. */
-	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
-	ASSERT_EQ(1, times_listed("", held));
+	held = hold_fork_across_load(self);
+	ASSERT_LT(0, held);
 	ASSERT_EQ(0, rg_write(STALL_PARAM "hold", "0"));
 	self->child = read_child(self->from_forker);
 	ASSERT_EQ(held, self->child);
@@ -373,13 +387,8 @@ TEST_F_TIMEOUT(straddle, unload_inside_post_fork_leaves_the_child_in_no_group, 1
 	char p[64], buf[64];
 	pid_t held, rmmod;
 
-	self->forker = start_straddler(&self->from_forker);
-	ASSERT_LT(0, self->forker);
-	ASSERT_EQ(0, wait_stalled(1));
-	held = child_of(self->forker);
+	held = hold_fork_across_load(self);
 	ASSERT_LT(0, held);
-	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
-	ASSERT_EQ(1, times_listed("", held));
 	ASSERT_EQ(0, rg_write(STALL_PARAM "stall_lock", "1"));
 	ASSERT_EQ(0, rg_write(STALL_PARAM "hold", "0"));
 	/* post_fork, about to lock a group: unload now. */
