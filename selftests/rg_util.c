@@ -74,6 +74,28 @@ void rg_unload_all(void)
 			rg_rmmod(mods[i]);
 }
 
+int rg_stall_get(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), RG_STALL_PARAM "%s", name);
+	if (rg_read(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return atoi(buf);
+}
+
+int rg_stall_wait(int point)
+{
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (rg_stall_get("stalled") == point)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
 ssize_t rg_read(const char *path, char *buf, size_t size)
 {
 	ssize_t n, len = 0;

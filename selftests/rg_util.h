@@ -27,6 +27,17 @@ int rg_module_loaded(const char *name);
 /* Unload the framework and every test or controller module. */
 void rg_unload_all(void);
 
+/*
+ * The test module that holds a fork or a shares write of a task named
+ * rg_straddler (selftests/modules/rg_fork_stall.c).
+ */
+#define RG_STALL_KO "selftests/modules/rg_fork_stall.ko"
+#define RG_STALL_PARAM "/sys/module/rg_fork_stall/parameters/"
+/* One of its numbers (stalled, timeouts); -1 if it cannot be read. */
+int rg_stall_get(const char *name);
+/* Wait up to 20 s until a task waits at @point; 0, or -1. */
+int rg_stall_wait(int point);
+
 /* Read a whole file into buf (NUL-terminated); length or -errno. */
 ssize_t rg_read(const char *path, char *buf, size_t size);
 /* One write(2) of str; 0 or -errno. */

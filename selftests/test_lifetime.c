@@ -151,9 +151,6 @@ TEST_F(life, proc_file_open_across_rmmod_reads_empty)
  * A fork in the middle of a load or an unload. The test module holds the
  * fork of a task named rg_straddler where we need it: see its header.
  */
-#define STALL_KO "selftests/modules/rg_fork_stall.ko"
-#define STALL_PARAM "/sys/module/rg_fork_stall/parameters/"
-
 FIXTURE(straddle) {
 	pid_t forker;		/* rg_straddler, or -1 */
 	pid_t child;		/* its child, once known, or -1 */
@@ -169,14 +166,14 @@ FIXTURE_SETUP(straddle)
 	rg_unload_all();
 	if (rg_module_loaded("rg_fork_stall"))
 		ASSERT_EQ(0, rg_rmmod("rg_fork_stall"));
-	ASSERT_EQ(0, rg_insmod(STALL_KO, "hold=1"));
+	ASSERT_EQ(0, rg_insmod(RG_STALL_KO, "hold=1"));
 }
 
 FIXTURE_TEARDOWN(straddle)
 {
 	/* Let a held fork go before anything it runs in can go away. */
-	rg_write(STALL_PARAM "hold", "0");
-	rg_write(STALL_PARAM "stall_lock", "0");
+	rg_write(RG_STALL_PARAM "hold", "0");
+	rg_write(RG_STALL_PARAM "stall_lock", "0");
 	if (self->child > 0)
 		kill(self->child, SIGKILL);
 	if (self->forker > 0)
@@ -185,30 +182,6 @@ FIXTURE_TEARDOWN(straddle)
 		close(self->from_forker);
 	rg_unload_all();
 	rg_rmmod("rg_fork_stall");
-}
-
-/* One of the test module's numbers; -1 if it cannot be read. */
-static int stall_get(const char *name)
-{
-	char path[128], buf[32];
-
-	snprintf(path, sizeof(path), STALL_PARAM "%s", name);
-	if (rg_read(path, buf, sizeof(buf)) < 0)
-		return -1;
-	return atoi(buf);
-}
-
-/* Wait up to 20 s for the held fork to wait at @point; 0 or -1. */
-static int wait_stalled(int point)
-{
-	int i;
-
-	for (i = 0; i < 2000; i++) {
-		if (stall_get("stalled") == point)
-			return 0;
-		usleep(10000);
-	}
-	return -1;
 }
 
 /*
@@ -341,7 +314,7 @@ static pid_t hold_fork_across_load(struct _test_data_straddle *self)
 	pid_t held;
 
 	self->forker = start_straddler(&self->from_forker);
-	if (self->forker <= 0 || wait_stalled(1))
+	if (self->forker <= 0 || rg_stall_wait(1))
 		return -1;
 	held = child_of(self->forker);
 	if (held <= 0 || rg_insmod("module/res_groups.ko", NULL) ||
@@ -358,10 +331,10 @@ TEST_F_TIMEOUT(straddle, fork_straddling_the_load_joins_the_root_once, 150)
 	/* The child is on the task list already: the load puts it in the root. */
 	held = hold_fork_across_load(self);
 	ASSERT_LT(0, held);
-	ASSERT_EQ(0, rg_write(STALL_PARAM "hold", "0"));
+	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "hold", "0"));
 	self->child = read_child(self->from_forker);
 	ASSERT_EQ(held, self->child);
-	EXPECT_EQ(0, stall_get("timeouts"));
+	EXPECT_EQ(0, rg_stall_get("timeouts"));
 	/* post_fork does not add it a second time. */
 	EXPECT_EQ(1, times_listed("", self->child));
 	ASSERT_EQ(0, rg_mkdir("a"));
@@ -389,17 +362,17 @@ TEST_F_TIMEOUT(straddle, unload_inside_post_fork_leaves_the_child_in_no_group, 1
 
 	held = hold_fork_across_load(self);
 	ASSERT_LT(0, held);
-	ASSERT_EQ(0, rg_write(STALL_PARAM "stall_lock", "1"));
-	ASSERT_EQ(0, rg_write(STALL_PARAM "hold", "0"));
+	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "stall_lock", "1"));
+	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "hold", "0"));
 	/* post_fork, about to lock a group: unload now. */
-	ASSERT_EQ(0, wait_stalled(2));
+	ASSERT_EQ(0, rg_stall_wait(2));
 	rmmod = start_rmmod("res_groups");
 	ASSERT_LT(0, rmmod);
 	self->child = read_child(self->from_forker);
 	ASSERT_EQ(held, self->child);
 	ASSERT_EQ(0, wait_rmmod(rmmod));
 	/* Held until the unload had emptied every group, not by the 30 s limit. */
-	EXPECT_EQ(0, stall_get("timeouts"));
+	EXPECT_EQ(0, rg_stall_get("timeouts"));
 	/* Loaded again: a task that points at no group joins the root. */
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	EXPECT_EQ(1, times_listed("", self->child));

@@ -6,11 +6,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +54,9 @@ FIXTURE_TEARDOWN(nt)
 {
 	int i;
 
+	/* A held shares write goes on before its writer is killed. */
+	if (rg_module_loaded("rg_fork_stall"))
+		rg_write(RG_STALL_PARAM "half_write", "0");
 	for (i = 0; i < kids.n; i++)
 		if (kids.pid[i] > 0)
 			rg_kill(kids.pid[i]);
@@ -59,6 +65,8 @@ FIXTURE_TEARDOWN(nt)
 	rg_unload_all();
 	if (rg_module_loaded("rg_kthread"))
 		rg_rmmod("rg_kthread");
+	if (rg_module_loaded("rg_fork_stall"))
+		rg_rmmod("rg_fork_stall");
 }
 
 #define NT(g, key)	rg_get(g, "stats", "numtasks", key)
@@ -332,8 +340,7 @@ TEST_F(nt, limits_and_guarantees_follow_the_shares_at_every_level)
  * fork is refused, by numtasks at a/c's limit, and every write succeeds.
  * A smoke test: it cannot hit a window of a few instructions (the first
  * numtasks, which read max and the divisor apart on each fork, passed
- * it too); the fork path's one limit word per group is what prevents a
- * mix.
+ * it too). The next test holds a write in that window.
  */
 TEST_F_TIMEOUT(nt, forks_at_the_limit_during_shares_writes_are_refused, 120)
 {
@@ -393,6 +400,131 @@ TEST_F_TIMEOUT(nt, forks_at_the_limit_during_shares_writes_are_refused, 120)
 	/* The last write was w[1]. */
 	EXPECT_EQ(10, NT("a", "limit"));
 	EXPECT_EQ(5, NT("a/c", "limit"));
+}
+
+/*
+ * rg_straddler (the name the stall module holds), in the root: for each
+ * byte i read from *cmd, writes w[i] to a's shares and sends back the
+ * result, 0 or -errno, on *res. It dies with us.
+ */
+static pid_t start_shares_writer(const char * const *w, int *cmd, int *res)
+{
+	int c[2], r[2], ret;
+	unsigned char i;
+	pid_t pid;
+
+	if (pipe2(c, O_CLOEXEC))
+		return -1;
+	if (pipe2(r, O_CLOEXEC)) {
+		close(c[0]);
+		close(c[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "rg_straddler");
+		while (read(c[0], &i, 1) == 1) {
+			ret = rg_set("a", "shares", w[i]);
+			if (write(r[1], &ret, sizeof(ret)) != sizeof(ret))
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(c[0]);
+	close(r[1]);
+	if (pid < 0) {
+		close(c[1]);
+		close(r[0]);
+		return -1;
+	}
+	*cmd = c[1];
+	*res = r[0];
+	return pid;
+}
+
+/* Start the write of w[i] and wait until it is held half stored; 0 or -1. */
+static int hold_half_write(int cmd, unsigned char i)
+{
+	if (rg_write(RG_STALL_PARAM "half_write", "1") ||
+	    write(cmd, &i, 1) != 1)
+		return -1;
+	return rg_stall_wait(3);
+}
+
+/* Let the held write go on; its result, or -1 after 40 s. */
+static int finish_half_write(int res)
+{
+	struct pollfd pfd = { .fd = res, .events = POLLIN };
+	int ret;
+
+	if (rg_write(RG_STALL_PARAM "half_write", "0") ||
+	    poll(&pfd, 1, 40000) != 1 ||
+	    read(res, &ret, sizeof(ret)) != sizeof(ret))
+		return -1;
+	return ret;
+}
+
+/*
+ * A fork while a shares write is half stored: a's max_shares new, its
+ * divisor still old, as the commit's plain stores leave them for a
+ * moment (the stall module holds the write there, rg_mutex held). a/c's
+ * limit is 5 with either whole version of a's shares, but 2 (max 10 over
+ * divisor 20) or 10 (max 20 over divisor 10) with the half-stored ones.
+ * The fork must meet a/c's old limit: allowed at 4 tasks, refused at 5.
+ * numtasks that worked limits out from the live shares on each fork
+ * failed both.
+ */
+TEST_F_TIMEOUT(nt, fork_during_a_half_stored_shares_write_meets_the_old_limit, 120)
+{
+	static const char * const w[2] = {
+		"res=numtasks,max_shares=20,child_shares_divisor=20",
+		"res=numtasks,max_shares=10,child_shares_divisor=10",
+	};
+	int cmd = -1, res = -1;
+	long failcnt;
+	char buf[256];
+
+	ASSERT_EQ(0, rg_mkdir("a/c"));
+	ASSERT_EQ(0, rg_set("a", "shares", w[0]));
+	ASSERT_EQ(0, rg_set("a/c", "shares", "res=numtasks,max_shares=5"));
+	ASSERT_EQ(5, NT("a/c", "limit"));
+	ASSERT_EQ(0, rg_insmod(RG_STALL_KO, NULL));
+	kids.pid[kids.n] = start_shares_writer(w, &cmd, &res);
+	ASSERT_LT(0, kids.pid[kids.n++]);
+	ASSERT_EQ(0, rg_move("a/c", getpid()));
+	ASSERT_EQ(0, add_kid());
+	ASSERT_EQ(0, add_kid());
+	ASSERT_EQ(0, add_kid());
+	ASSERT_EQ(4, NT("a/c", "held"));
+	failcnt = NT("a/c", "failcnt");
+
+	/* 20/20 to 10/10, held at 10/20: the fork fits the old 5. */
+	ASSERT_EQ(0, hold_half_write(cmd, 1));
+	EXPECT_EQ(0, add_kid());
+	ASSERT_EQ(0, finish_half_write(res));
+	EXPECT_EQ(failcnt, NT("a/c", "failcnt"));
+	/* Whatever that fork did, a/c holds 5 for the next half. */
+	if (NT("a/c", "held") == 4)
+		ASSERT_EQ(0, add_kid());
+	ASSERT_EQ(5, NT("a/c", "held"));
+	failcnt = NT("a/c", "failcnt");
+
+	/* 10/10 to 20/20, held at 20/10: at the old 5, refused. */
+	ASSERT_EQ(0, hold_half_write(cmd, 0));
+	EXPECT_EQ(-EAGAIN, add_kid());
+	ASSERT_EQ(0, finish_half_write(res));
+	EXPECT_EQ(5, NT("a/c", "held"));
+	EXPECT_EQ(failcnt + 1, NT("a/c", "failcnt"));
+
+	/* Both writes were whole in the end. */
+	ASSERT_LT(0, rg_read(RG_ROOT "/a/shares", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "max_shares=20,child_shares_divisor=20"));
+	EXPECT_EQ(20, NT("a", "limit"));
+	EXPECT_EQ(5, NT("a/c", "limit"));
+	EXPECT_EQ(0, rg_stall_get("timeouts"));
+	close(cmd);
+	close(res);
 }
 
 /* insmod checks total_numtasks as a write would: below the count, EINVAL. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test-only module: holds one fork still at points that no timing from
- * user space can hit, so that a test can load or unload res_groups while
- * that fork is inside them. Only a task named "rg_straddler" is held.
+ * Test-only module: holds one fork, or one shares write, still at points
+ * that no timing from user space can hit, so that a test can load or
+ * unload res_groups while that fork is inside them, or fork while the
+ * write is half stored. Only a task named "rg_straddler" is held.
  *
  *   hold=1        its next fork waits in proc_fork_connector(): the child
  *                 is on the task list already, the post_fork hook is not
@@ -16,8 +17,16 @@
  *                 i.e. has taken every task out of every group. That
  *                 sleeps in a post_fork hook, which hooks must not do;
  *                 here it is before any spinlock. stall_lock=0 stops it.
- *   stalled       reads 1 or 2 while a fork waits at the first or second
- *                 point, else 0.
+ *   half_write=1  (res_groups loaded) its next shares write stores what
+ *                 rg_shares_commit() stores before child_shares_divisor
+ *                 (min_shares, max_shares, the parent's unused), then
+ *                 waits with the divisor (and unused) still old, as the
+ *                 commit's plain stores leave them for that moment,
+ *                 until half_write=0; then it stores the rest. It waits
+ *                 holding rg_mutex: forks go on, shares and stats reads
+ *                 of any group wait.
+ *   stalled       reads 1, 2 or 3 while a task waits at the first,
+ *                 second or third point, else 0.
  *   timeouts      how many waits gave up after 30 s instead.
  * A wait also ends when the task is killed, and at our unload.
  *
@@ -38,6 +47,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/res_group.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
@@ -63,8 +73,11 @@ struct rg_stall {
 /* The functions redirected, as the wrappers call them. */
 typedef void (*rg_connector_fn)(struct task_struct *task);
 typedef void *(*rg_lock_fn)(struct task_struct *tsk);
+typedef void (*rg_commit_fn)(struct res_shares *s, const struct res_shares *f,
+			     struct res_shares *parent);
 
 static bool hold;
+static bool half_write;
 static int stalled;
 static int timeouts;
 static bool unregistering;	/* res_group_hooks_unregister() was called */
@@ -120,8 +133,15 @@ static bool rg_stall_unregistered(void)
 	return READ_ONCE(unregistering);
 }
 
+static bool rg_stall_write_released(void)
+{
+	return !READ_ONCE(half_write);
+}
+
 static void rg_stall_connector(struct task_struct *task);
 static void *rg_stall_lock_task_group(struct task_struct *tsk);
+static void rg_stall_commit(struct res_shares *s, const struct res_shares *f,
+			    struct res_shares *parent);
 
 static struct rg_stall rg_stall_fork = {
 	.ops.func	= rg_stall_redirect,
@@ -135,6 +155,13 @@ static struct rg_stall rg_stall_lock = {
 	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 	.func		= "rg_lock_task_group",
 	.wrapper	= rg_stall_lock_task_group,
+};
+
+static struct rg_stall rg_stall_write = {
+	.ops.func	= rg_stall_redirect,
+	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	.func		= "rg_shares_commit",
+	.wrapper	= rg_stall_commit,
 };
 
 static struct rg_stall rg_stall_unreg = {
@@ -201,6 +228,45 @@ static void *rg_stall_lock_task_group(struct task_struct *tsk)
 	return grp;
 }
 
+/*
+ * The commit as its plain stores leave it just before the divisor: the
+ * fields stored first are new, the divisor and unused still old. Storing
+ * them with the real function keeps the parent's unused right: the second
+ * call sees min_shares already new and changes it no more.
+ */
+static void rg_stall_commit(struct res_shares *s, const struct res_shares *f,
+			    struct res_shares *parent)
+{
+	rg_commit_fn real = (rg_commit_fn)READ_ONCE(rg_stall_write.orig);
+	struct res_shares half = *f;
+
+	rg_stall_unregister(&rg_stall_write);
+	half.child_shares_divisor = s->child_shares_divisor;
+	half.unused = s->unused;
+	real(s, &half, parent);
+	rg_stall_wait(3, rg_stall_write_released);
+	real(s, f, parent);
+	atomic_dec(&rg_stall_inflight);
+}
+
+/*
+ * Arm @s, which redirects a function of res_groups: registered now, so
+ * that its filter finds the loaded module. Armed only if not registered
+ * yet: a pending one stays armed.
+ */
+static int rg_stall_arm(struct rg_stall *s)
+{
+	int ret;
+
+	if (READ_ONCE(s->registered))
+		return -EBUSY;
+	WRITE_ONCE(s->armed, true);
+	ret = rg_stall_register(s);
+	if (ret)
+		WRITE_ONCE(s->armed, false);
+	return ret;
+}
+
 static int rg_stall_set_lock(const char *val, const struct kernel_param *kp)
 {
 	bool on;
@@ -212,20 +278,35 @@ static int rg_stall_set_lock(const char *val, const struct kernel_param *kp)
 		rg_stall_unregister(&rg_stall_lock);
 		return 0;
 	}
-	/* Armed only if registered now: a pending one stays armed. */
-	if (READ_ONCE(rg_stall_lock.registered))
-		return -EBUSY;
 	WRITE_ONCE(unregistering, false);
-	WRITE_ONCE(rg_stall_lock.armed, true);
-	ret = rg_stall_register(&rg_stall_lock);
-	if (ret)
-		WRITE_ONCE(rg_stall_lock.armed, false);
-	return ret;
+	return rg_stall_arm(&rg_stall_lock);
 }
 
 static int rg_stall_get_lock(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%c\n", READ_ONCE(rg_stall_lock.armed) ? 'Y' : 'N');
+}
+
+/* 0 also lets a held write go on. */
+static int rg_stall_set_write(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	if (!on) {
+		rg_stall_unregister(&rg_stall_write);
+		WRITE_ONCE(half_write, false);
+		return 0;
+	}
+	if (READ_ONCE(half_write))
+		return -EBUSY;
+	WRITE_ONCE(half_write, true);
+	ret = rg_stall_arm(&rg_stall_write);
+	if (ret)
+		WRITE_ONCE(half_write, false);
+	return ret;
 }
 
 static int rg_stall_set_hold(const char *val, const struct kernel_param *kp)
@@ -242,6 +323,11 @@ static const struct kernel_param_ops rg_stall_lock_ops = {
 	.get = rg_stall_get_lock,
 };
 
+static const struct kernel_param_ops rg_stall_write_ops = {
+	.set = rg_stall_set_write,
+	.get = param_get_bool,
+};
+
 static const struct kernel_param_ops rg_stall_hold_ops = {
 	.set = rg_stall_set_hold,
 	.get = param_get_bool,
@@ -252,8 +338,11 @@ MODULE_PARM_DESC(hold, "hold the next fork of rg_straddler in proc_fork_connecto
 module_param_cb(stall_lock, &rg_stall_lock_ops, NULL, 0644);
 MODULE_PARM_DESC(stall_lock,
 		 "1: hold rg_straddler's next rg_lock_task_group until res_groups unloads; 0: no more");
+module_param_cb(half_write, &rg_stall_write_ops, &half_write, 0644);
+MODULE_PARM_DESC(half_write,
+		 "1: hold rg_straddler's next shares write with its divisor not stored yet; 0: go on");
 module_param(stalled, int, 0444);
-MODULE_PARM_DESC(stalled, "where a fork waits: 1 connector, 2 lock, 0 nowhere");
+MODULE_PARM_DESC(stalled, "where a task waits: 1 connector, 2 lock, 3 half write, 0 nowhere");
 module_param(timeouts, int, 0444);
 MODULE_PARM_DESC(timeouts, "waits that ended after 30 s");
 
@@ -286,19 +375,22 @@ static int __init rg_stall_init(void)
 static void __exit rg_stall_exit(void)
 {
 	rg_stall_unregister(&rg_stall_lock);
+	rg_stall_unregister(&rg_stall_write);
 	rg_stall_unregister(&rg_stall_fork);
 	rg_stall_unregister(&rg_stall_unreg);
 	WRITE_ONCE(hold, false);
+	WRITE_ONCE(half_write, false);
 	WRITE_ONCE(unregistering, true);
 	while (atomic_read(&rg_stall_inflight))
 		msleep(20);
 	synchronize_rcu_tasks();
 	rg_stall_free(&rg_stall_lock);
+	rg_stall_free(&rg_stall_write);
 	rg_stall_free(&rg_stall_fork);
 	rg_stall_free(&rg_stall_unreg);
 }
 
 module_init(rg_stall_init);
 module_exit(rg_stall_exit);
-MODULE_DESCRIPTION("Resource Groups: hold a fork still for load and unload tests");
+MODULE_DESCRIPTION("Resource Groups: hold a fork or a shares write still for tests");
 MODULE_LICENSE("GPL");
