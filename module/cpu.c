@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cpu: guarantees and ceilings of CPU time per resource group (SPEC
- * section 8; docs/res_groups.rst, "The CPU controller").
+ * cpu: guarantees and ceilings of CPU time per resource group
+ * (docs/res_groups.rst, "The CPU controller").
  *
  * Not a scheduler: a thin layer over the kernel's CFS task groups, placed
  * the way autogroup places them (<linux/res_group_sched.h>). Each group has
@@ -48,7 +48,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-/* The bandwidth period: SPEC 8's ceiling holds over any 100 ms. */
+/* The bandwidth period: the docs' ceiling holds over any 100 ms. */
 #define RC_PERIOD_NS		(100 * NSEC_PER_MSEC)
 /* The scheduler refuses less run time than this per period. */
 #define RC_MIN_QUOTA_NS	NSEC_PER_MSEC
@@ -140,7 +140,9 @@ static void rc_set_weights(struct rc_group *p)
 					   rc_weight(all, unused, div * k));
 }
 
-/* A child's part of its parent's @amount (SPEC 3.2), rounded down. */
+/* A child's part of its parent's @amount, rounded down (docs, "Absolute
+ * amounts").
+ */
 static u64 rc_part(u64 amount, int num, struct rc_group *parent)
 {
 	int div = parent->shares.child_shares_divisor;
@@ -277,7 +279,7 @@ static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 		return NULL;
 	INIT_LIST_HEAD(&g->children);
 	INIT_LIST_HEAD(&g->work_node);
-	/* The defaults the framework is about to set (SPEC 3). */
+	/* The defaults the framework is about to set (docs, "Shares"). */
 	g->shares.min_shares = RES_SHARES_DONT_CARE;
 	g->shares.max_shares = RES_SHARES_DONT_CARE;
 	g->shares.child_shares_divisor = RES_SHARES_DEFAULT_DIVISOR;

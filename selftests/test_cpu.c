@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The CPU controller (SPEC 8): guarantees, ceilings, work conservation,
- * nesting to depth 5, moves, fork inheritance, rmdir and module reload
- * while the machine is saturated, and the stats line.
+ * The CPU controller (docs/res_groups.rst, "The CPU controller"):
+ * guarantees, ceilings, work conservation, nesting to depth 5, moves,
+ * fork inheritance, rmdir and module reload while the machine is
+ * saturated, and the stats line.
  *
  * CPU time is measured as the kernel accounts it to the busy processes
  * themselves (utime + stime of /proc/<pid>/stat), over windows of a few
