@@ -140,7 +140,8 @@ static void rc_set_weights(struct rc_group *p)
 					   rc_weight(all, unused, div * k));
 }
 
-/* A child's part of its parent's @amount, rounded down (docs, "Absolute
+/*
+ * A child's part of its parent's @amount, rounded down (docs, "Absolute
  * amounts").
  */
 static u64 rc_part(u64 amount, int num, struct rc_group *parent)
