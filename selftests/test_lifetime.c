@@ -381,4 +381,34 @@ TEST_F_TIMEOUT(straddle, unload_inside_post_fork_leaves_the_child_in_no_group, 1
 	EXPECT_STREQ("/\n", buf);
 }
 
+/*
+ * The stall module itself: its redirects into res_groups end with
+ * res_groups (ftrace would keep the freed text's address in their
+ * filters), cannot be armed while it is gone, and arm again once it is
+ * back; one hold at a time.
+ */
+TEST_F(straddle, stall_redirects_into_res_groups_end_with_its_unload)
+{
+	char buf[8];
+
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "stall_lock", "1"));
+	EXPECT_EQ(-EBUSY, rg_write(RG_STALL_PARAM "stall_lock", "1"));
+	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "half_write", "1"));
+	EXPECT_EQ(-EBUSY, rg_write(RG_STALL_PARAM "half_write", "1"));
+	ASSERT_EQ(0, rg_rmmod("res_groups"));
+	ASSERT_LT(0, rg_read(RG_STALL_PARAM "stall_lock", buf, sizeof(buf)));
+	EXPECT_STREQ("N\n", buf);
+	EXPECT_EQ(-ENODEV, rg_write(RG_STALL_PARAM "stall_lock", "1"));
+	EXPECT_EQ(-ENODEV, rg_write(RG_STALL_PARAM "half_write", "1"));
+	ASSERT_LT(0, rg_read(RG_STALL_PARAM "half_write", buf, sizeof(buf)));
+	EXPECT_STREQ("N\n", buf);
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	EXPECT_EQ(0, rg_write(RG_STALL_PARAM "stall_lock", "1"));
+	EXPECT_EQ(0, rg_write(RG_STALL_PARAM "stall_lock", "0"));
+	ASSERT_LT(0, rg_read(RG_STALL_PARAM "stall_lock", buf, sizeof(buf)));
+	EXPECT_STREQ("N\n", buf);
+	EXPECT_EQ(0, rg_stall_get("stalled"));
+}
+
 TEST_HARNESS_MAIN

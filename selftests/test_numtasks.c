@@ -38,8 +38,18 @@ FIXTURE(nt) {
 	int unused;
 };
 
+/* What a killed test (no teardown) may have left: a held write let go. */
+static void nt_unload_stall(void)
+{
+	if (!rg_module_loaded("rg_fork_stall"))
+		return;
+	rg_write(RG_STALL_PARAM "half_write", "0");
+	rg_rmmod("rg_fork_stall");
+}
+
 FIXTURE_SETUP(nt)
 {
+	nt_unload_stall();
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
@@ -65,8 +75,7 @@ FIXTURE_TEARDOWN(nt)
 	rg_unload_all();
 	if (rg_module_loaded("rg_kthread"))
 		rg_rmmod("rg_kthread");
-	if (rg_module_loaded("rg_fork_stall"))
-		rg_rmmod("rg_fork_stall");
+	nt_unload_stall();
 }
 
 #define NT(g, key)	rg_get(g, "stats", "numtasks", key)
@@ -422,6 +431,9 @@ static pid_t start_shares_writer(const char * const *w, int *cmd, int *res)
 	}
 	pid = fork();
 	if (pid == 0) {
+		/* Our ends only: the reads end when the test closes its end. */
+		close(c[1]);
+		close(r[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		prctl(PR_SET_NAME, "rg_straddler");
 		while (read(c[0], &i, 1) == 1) {
@@ -502,6 +514,8 @@ TEST_F_TIMEOUT(nt, fork_during_a_half_stored_shares_write_meets_the_old_limit, 1
 	/* 20/20 to 10/10, held at 10/20: the fork fits the old 5. */
 	ASSERT_EQ(0, hold_half_write(cmd, 1));
 	EXPECT_EQ(0, add_kid());
+	/* The fork was inside the hold: it was still there after it. */
+	EXPECT_EQ(3, rg_stall_get("stalled"));
 	ASSERT_EQ(0, finish_half_write(res));
 	EXPECT_EQ(failcnt, NT("a/c", "failcnt"));
 	/* Whatever that fork did, a/c holds 5 for the next half. */
@@ -513,6 +527,7 @@ TEST_F_TIMEOUT(nt, fork_during_a_half_stored_shares_write_meets_the_old_limit, 1
 	/* 10/10 to 20/20, held at 20/10: at the old 5, refused. */
 	ASSERT_EQ(0, hold_half_write(cmd, 0));
 	EXPECT_EQ(-EAGAIN, add_kid());
+	EXPECT_EQ(3, rg_stall_get("stalled"));
 	ASSERT_EQ(0, finish_half_write(res));
 	EXPECT_EQ(5, NT("a/c", "held"));
 	EXPECT_EQ(failcnt + 1, NT("a/c", "failcnt"));

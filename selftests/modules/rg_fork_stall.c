@@ -28,17 +28,27 @@
  *   stalled       reads 1, 2 or 3 while a task waits at the first,
  *                 second or third point, else 0.
  *   timeouts      how many waits gave up after 30 s instead.
- * A wait also ends when the task is killed, and at our unload.
+ * A wait also ends when the task is killed, and at our unload. Each
+ * hold is for one call: writing 1 again while the last one is armed or
+ * still held fails with EBUSY.
  *
  * The calls are sent to wrappers by ftrace, as livepatch does; a wrapper
- * waits, then calls the real function at the address ftrace gave. That
- * call is not redirected again: each redirect is armed for one call.
+ * waits, then calls the real function at the address ftrace gave. Each
+ * redirect is armed for one call, and cannot be armed again until its
+ * wrapper has returned, so the wrapper's own calls are never redirected.
+ * The two redirects into res_groups stay registered after their call
+ * (unregistering waits for RCU-tasks: not while rg_mutex is held); they
+ * are unregistered when res_groups goes, since ftrace would keep the
+ * address of its freed text in their filters, and cannot be armed from
+ * then until it is loaded again (ENODEV), nor once our unload began.
  *
  * Locking: rg_stall_mutex serialises registering and unregistering the
- * ftrace ops. The flags are single words read and written once
- * (READ_ONCE/WRITE_ONCE; cmpxchg disarms); the waits poll them.
- * rg_stall_inflight counts the tasks sent to a wrapper, which our unload
- * waits for.
+ * ftrace ops and the flags that say whether they may be armed. A
+ * redirect's state (idle, armed, busy) changes by cmpxchg only, so that
+ * arming and the call that fires race safely. The other flags are single
+ * words read and written once (READ_ONCE/WRITE_ONCE); the waits poll
+ * them. rg_stall_inflight counts the tasks sent to a wrapper, which our
+ * unload waits for.
  */
 #include <linux/atomic.h>
 #include <linux/delay.h>
@@ -46,26 +56,35 @@
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/rcupdate.h>
 #include <linux/res_group.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 
-/* With IBT, ftrace's address is past the ENDBR: real() would fault. */
-#ifdef CONFIG_X86_KERNEL_IBT
-#error "rg_fork_stall calls functions at their ftrace site: not with IBT"
+/*
+ * real() calls a function at its ftrace site, which is its entry only on
+ * x86-64 without IBT (elsewhere the site is past the entry's first
+ * instructions, or an ENDBR).
+ */
+#if !defined(CONFIG_X86_64) || defined(CONFIG_X86_KERNEL_IBT)
+#error "rg_fork_stall calls functions at their ftrace site: x86-64 without IBT only"
 #endif
 
 #define RG_STALL_COMM	"rg_straddler"
 #define RG_STALL_WAIT	(30 * HZ)
+
+/* A redirect's state: armed by a parameter, busy from its call to return. */
+enum { RG_STALL_IDLE, RG_STALL_ARMED, RG_STALL_BUSY };
 
 struct rg_stall {
 	struct ftrace_ops ops;
 	const char *func;		/* the function redirected */
 	void *wrapper;			/* where its calls go instead */
 	unsigned long orig;		/* its address, from ftrace */
-	bool armed;			/* redirect the target's next call */
+	int state;			/* RG_STALL_*, by cmpxchg */
+	bool in_res_groups;		/* func is res_groups' */
 	bool registered;		/* rg_stall_mutex */
 	bool filtered;			/* has a filter to free at unload */
 };
@@ -81,6 +100,8 @@ static bool half_write;
 static int stalled;
 static int timeouts;
 static bool unregistering;	/* res_group_hooks_unregister() was called */
+/* rg_stall_mutex: res_groups went (till it comes again); our unload began. */
+static bool rg_gone, rg_exiting;
 static atomic_t rg_stall_inflight = ATOMIC_INIT(0);
 static DEFINE_MUTEX(rg_stall_mutex);
 
@@ -90,13 +111,35 @@ static void notrace rg_stall_redirect(unsigned long ip, unsigned long parent_ip,
 {
 	struct rg_stall *s = container_of(op, struct rg_stall, ops);
 
-	if (!READ_ONCE(s->armed) || strcmp(current->comm, RG_STALL_COMM))
+	if (READ_ONCE(s->state) != RG_STALL_ARMED ||
+	    strcmp(current->comm, RG_STALL_COMM))
 		return;
+	/* Stored before BUSY is: the wrapper's READ_ONCE sees it. */
 	WRITE_ONCE(s->orig, ip);
-	if (cmpxchg(&s->armed, true, false)) {
+	if (cmpxchg(&s->state, RG_STALL_ARMED, RG_STALL_BUSY) == RG_STALL_ARMED) {
 		atomic_inc(&rg_stall_inflight);
 		ftrace_instruction_pointer_set(fregs, (unsigned long)s->wrapper);
 	}
+}
+
+/* The wrapper of @s is done: @s may be armed again. */
+static void rg_stall_done(struct rg_stall *s)
+{
+	/* Pairs with rg_stall_arm(): our last use of its flag comes first. */
+	smp_store_release(&s->state, RG_STALL_IDLE);
+	atomic_dec(&rg_stall_inflight);
+}
+
+/* Arm @s unless it is armed or its wrapper runs: 0 or -EBUSY. */
+static int rg_stall_try_arm(struct rg_stall *s)
+{
+	return cmpxchg(&s->state, RG_STALL_IDLE, RG_STALL_ARMED) ==
+	       RG_STALL_IDLE ? 0 : -EBUSY;
+}
+
+static void rg_stall_disarm(struct rg_stall *s)
+{
+	cmpxchg(&s->state, RG_STALL_ARMED, RG_STALL_IDLE);
 }
 
 static void notrace rg_stall_see_unregister(unsigned long ip,
@@ -155,6 +198,7 @@ static struct rg_stall rg_stall_lock = {
 	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 	.func		= "rg_lock_task_group",
 	.wrapper	= rg_stall_lock_task_group,
+	.in_res_groups	= true,
 };
 
 static struct rg_stall rg_stall_write = {
@@ -162,6 +206,7 @@ static struct rg_stall rg_stall_write = {
 	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 	.func		= "rg_shares_commit",
 	.wrapper	= rg_stall_commit,
+	.in_res_groups	= true,
 };
 
 static struct rg_stall rg_stall_unreg = {
@@ -170,36 +215,52 @@ static struct rg_stall rg_stall_unreg = {
 };
 
 /*
- * The filter is set anew each time (reset) and freed only at unload:
- * ftrace_free_filter() leaves the ops pointing at the freed hash.
+ * Caller holds rg_stall_mutex. Registered already: 0. The filter is set
+ * anew each time (reset) and freed only at unload: ftrace_free_filter()
+ * leaves the ops pointing at the freed hash.
  */
-static int rg_stall_register(struct rg_stall *s)
+static int __rg_stall_register(struct rg_stall *s)
 {
 	int ret;
 
-	mutex_lock(&rg_stall_mutex);
-	ret = s->registered ? -EBUSY :
-	      ftrace_set_filter(&s->ops, (unsigned char *)s->func,
+	if (s->registered)
+		return 0;
+	ret = ftrace_set_filter(&s->ops, (unsigned char *)s->func,
 				strlen(s->func), 1);
 	if (!ret) {
 		s->filtered = true;
 		ret = register_ftrace_function(&s->ops);
 	}
-	if (!ret)
-		s->registered = true;
-	mutex_unlock(&rg_stall_mutex);
 	if (ret)
 		pr_err("rg_fork_stall: cannot trace %s: %d\n", s->func, ret);
+	else
+		s->registered = true;
 	return ret;
+}
+
+static int rg_stall_register(struct rg_stall *s)
+{
+	int ret;
+
+	mutex_lock(&rg_stall_mutex);
+	ret = __rg_stall_register(s);
+	mutex_unlock(&rg_stall_mutex);
+	return ret;
+}
+
+/* Caller holds rg_stall_mutex. */
+static void __rg_stall_unregister(struct rg_stall *s)
+{
+	rg_stall_disarm(s);
+	if (s->registered)
+		unregister_ftrace_function(&s->ops);
+	s->registered = false;
 }
 
 static void rg_stall_unregister(struct rg_stall *s)
 {
 	mutex_lock(&rg_stall_mutex);
-	WRITE_ONCE(s->armed, false);
-	if (s->registered)
-		unregister_ftrace_function(&s->ops);
-	s->registered = false;
+	__rg_stall_unregister(s);
 	mutex_unlock(&rg_stall_mutex);
 }
 
@@ -208,8 +269,9 @@ static void rg_stall_connector(struct task_struct *task)
 	rg_connector_fn real = (rg_connector_fn)READ_ONCE(rg_stall_fork.orig);
 
 	rg_stall_wait(1, rg_stall_released);
+	WRITE_ONCE(hold, false);
 	real(task);
-	atomic_dec(&rg_stall_inflight);
+	rg_stall_done(&rg_stall_fork);
 }
 
 static void *rg_stall_lock_task_group(struct task_struct *tsk)
@@ -217,14 +279,9 @@ static void *rg_stall_lock_task_group(struct task_struct *tsk)
 	rg_lock_fn real = (rg_lock_fn)READ_ONCE(rg_stall_lock.orig);
 	void *grp;
 
-	/*
-	 * One call only: stop tracing res_groups' text now, while it is
-	 * sure to be there (its unload waits for this fork to end).
-	 */
-	rg_stall_unregister(&rg_stall_lock);
 	rg_stall_wait(2, rg_stall_unregistered);
 	grp = real(tsk);
-	atomic_dec(&rg_stall_inflight);
+	rg_stall_done(&rg_stall_lock);
 	return grp;
 }
 
@@ -232,7 +289,8 @@ static void *rg_stall_lock_task_group(struct task_struct *tsk)
  * The commit as its plain stores leave it just before the divisor: the
  * fields stored first are new, the divisor and unused still old. Storing
  * them with the real function keeps the parent's unused right: the second
- * call sees min_shares already new and changes it no more.
+ * call sees min_shares already new and changes it no more. Runs with
+ * rg_mutex held, so it unregisters nothing (an RCU-tasks wait).
  */
 static void rg_stall_commit(struct res_shares *s, const struct res_shares *f,
 			    struct res_shares *parent)
@@ -240,30 +298,43 @@ static void rg_stall_commit(struct res_shares *s, const struct res_shares *f,
 	rg_commit_fn real = (rg_commit_fn)READ_ONCE(rg_stall_write.orig);
 	struct res_shares half = *f;
 
-	rg_stall_unregister(&rg_stall_write);
 	half.child_shares_divisor = s->child_shares_divisor;
 	half.unused = s->unused;
 	real(s, &half, parent);
 	rg_stall_wait(3, rg_stall_write_released);
+	/* Let go, by half_write=0 or by a timeout: a new hold may be asked. */
+	WRITE_ONCE(half_write, false);
 	real(s, f, parent);
-	atomic_dec(&rg_stall_inflight);
+	rg_stall_done(&rg_stall_write);
 }
 
 /*
- * Arm @s, which redirects a function of res_groups: registered now, so
- * that its filter finds the loaded module. Armed only if not registered
- * yet: a pending one stays armed.
+ * Arm @s, with *@wait (what its wrapper waits on) set to @val first: its
+ * call may come as soon as it is armed. Parameter writes are serialised
+ * (the module's param lock), so nothing else arms @s meanwhile, and an
+ * idle @s has no wrapper left to read or write *@wait. A redirect into
+ * res_groups is registered here, so that its filter finds the loaded
+ * module. Return: 0; -EBUSY if @s is armed or its wrapper runs; -ENODEV
+ * (res_groups' redirects) while res_groups is going or gone, or once our
+ * unload began.
  */
-static int rg_stall_arm(struct rg_stall *s)
+static int rg_stall_arm(struct rg_stall *s, bool *wait, bool val)
 {
-	int ret;
+	int ret = 0;
 
-	if (READ_ONCE(s->registered))
+	/* Pairs with rg_stall_done(): no wrapper uses *@wait past this. */
+	if (smp_load_acquire(&s->state) != RG_STALL_IDLE)
 		return -EBUSY;
-	WRITE_ONCE(s->armed, true);
-	ret = rg_stall_register(s);
+	WRITE_ONCE(*wait, val);
+	if (s->in_res_groups) {
+		mutex_lock(&rg_stall_mutex);
+		ret = rg_gone || rg_exiting ? -ENODEV : __rg_stall_register(s);
+		mutex_unlock(&rg_stall_mutex);
+	}
+	if (!ret)
+		ret = rg_stall_try_arm(s);
 	if (ret)
-		WRITE_ONCE(s->armed, false);
+		WRITE_ONCE(*wait, !val);
 	return ret;
 }
 
@@ -275,16 +346,17 @@ static int rg_stall_set_lock(const char *val, const struct kernel_param *kp)
 	if (ret)
 		return ret;
 	if (!on) {
-		rg_stall_unregister(&rg_stall_lock);
+		rg_stall_disarm(&rg_stall_lock);
 		return 0;
 	}
-	WRITE_ONCE(unregistering, false);
-	return rg_stall_arm(&rg_stall_lock);
+	return rg_stall_arm(&rg_stall_lock, &unregistering, false);
 }
 
 static int rg_stall_get_lock(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%c\n", READ_ONCE(rg_stall_lock.armed) ? 'Y' : 'N');
+	bool armed = READ_ONCE(rg_stall_lock.state) == RG_STALL_ARMED;
+
+	return sysfs_emit(buf, "%c\n", armed ? 'Y' : 'N');
 }
 
 /* 0 also lets a held write go on. */
@@ -296,26 +368,27 @@ static int rg_stall_set_write(const char *val, const struct kernel_param *kp)
 	if (ret)
 		return ret;
 	if (!on) {
-		rg_stall_unregister(&rg_stall_write);
+		rg_stall_disarm(&rg_stall_write);
 		WRITE_ONCE(half_write, false);
 		return 0;
 	}
-	if (READ_ONCE(half_write))
-		return -EBUSY;
-	WRITE_ONCE(half_write, true);
-	ret = rg_stall_arm(&rg_stall_write);
-	if (ret)
-		WRITE_ONCE(half_write, false);
-	return ret;
+	return rg_stall_arm(&rg_stall_write, &half_write, true);
 }
 
+/* Before our init too (insmod hold=1): the ops is registered there. */
 static int rg_stall_set_hold(const char *val, const struct kernel_param *kp)
 {
-	int ret = param_set_bool(val, kp);
+	bool on;
+	int ret = kstrtobool(val, &on);
 
-	if (!ret && hold)
-		WRITE_ONCE(rg_stall_fork.armed, true);
-	return ret;
+	if (ret)
+		return ret;
+	if (!on) {
+		rg_stall_disarm(&rg_stall_fork);
+		WRITE_ONCE(hold, false);
+		return 0;
+	}
+	return rg_stall_arm(&rg_stall_fork, &hold, true);
 }
 
 static const struct kernel_param_ops rg_stall_lock_ops = {
@@ -346,6 +419,36 @@ MODULE_PARM_DESC(stalled, "where a task waits: 1 connector, 2 lock, 3 half write
 module_param(timeouts, int, 0444);
 MODULE_PARM_DESC(timeouts, "waits that ended after 30 s");
 
+/*
+ * res_groups goes, its text with it: its redirects go first, since ftrace
+ * would keep the freed address in their filters (and trace whatever is
+ * loaded there next). No arming until it comes again.
+ */
+static int rg_stall_module_event(struct notifier_block *nb,
+				 unsigned long event, void *data)
+{
+	struct module *mod = data;
+
+	if (strcmp(mod->name, "res_groups"))
+		return NOTIFY_DONE;
+	mutex_lock(&rg_stall_mutex);
+	if (event == MODULE_STATE_GOING) {
+		rg_gone = true;
+		__rg_stall_unregister(&rg_stall_lock);
+		__rg_stall_unregister(&rg_stall_write);
+		/* No write can be held: an open shares file pins res_groups. */
+		WRITE_ONCE(half_write, false);
+	} else if (event == MODULE_STATE_COMING) {
+		rg_gone = false;
+	}
+	mutex_unlock(&rg_stall_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block rg_stall_module_nb = {
+	.notifier_call = rg_stall_module_event,
+};
+
 static void rg_stall_free(struct rg_stall *s)
 {
 	if (s->filtered)
@@ -356,6 +459,9 @@ static int __init rg_stall_init(void)
 {
 	int ret;
 
+	ret = register_module_notifier(&rg_stall_module_nb);
+	if (ret)
+		return ret;
 	ret = rg_stall_register(&rg_stall_unreg);
 	if (!ret)
 		ret = rg_stall_register(&rg_stall_fork);
@@ -363,6 +469,7 @@ static int __init rg_stall_init(void)
 		rg_stall_unregister(&rg_stall_unreg);
 		rg_stall_free(&rg_stall_fork);
 		rg_stall_free(&rg_stall_unreg);
+		unregister_module_notifier(&rg_stall_module_nb);
 	}
 	return ret;
 }
@@ -370,14 +477,18 @@ static int __init rg_stall_init(void)
 /*
  * Let every held fork go and wait until none is in a wrapper; then for
  * RCU-tasks, which also covers a task preempted between its
- * atomic_dec() and its return from the wrapper.
+ * rg_stall_done() and its return from the wrapper.
  */
 static void __exit rg_stall_exit(void)
 {
-	rg_stall_unregister(&rg_stall_lock);
-	rg_stall_unregister(&rg_stall_write);
-	rg_stall_unregister(&rg_stall_fork);
-	rg_stall_unregister(&rg_stall_unreg);
+	mutex_lock(&rg_stall_mutex);
+	rg_exiting = true;
+	__rg_stall_unregister(&rg_stall_lock);
+	__rg_stall_unregister(&rg_stall_write);
+	__rg_stall_unregister(&rg_stall_fork);
+	__rg_stall_unregister(&rg_stall_unreg);
+	mutex_unlock(&rg_stall_mutex);
+	unregister_module_notifier(&rg_stall_module_nb);
 	WRITE_ONCE(hold, false);
 	WRITE_ONCE(half_write, false);
 	WRITE_ONCE(unregistering, true);
