@@ -359,8 +359,11 @@ static int rg_stall_get_lock(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "%c\n", armed ? 'Y' : 'N');
 }
 
-/* 0 also lets a held write go on. */
-static int rg_stall_set_write(const char *val, const struct kernel_param *kp)
+/*
+ * hold and half_write: 1 arms @s with its flag set, 0 disarms it and
+ * clears the flag, which also lets a held call go on.
+ */
+static int rg_stall_set_flag(const char *val, struct rg_stall *s, bool *flag)
 {
 	bool on;
 	int ret = kstrtobool(val, &on);
@@ -368,27 +371,22 @@ static int rg_stall_set_write(const char *val, const struct kernel_param *kp)
 	if (ret)
 		return ret;
 	if (!on) {
-		rg_stall_disarm(&rg_stall_write);
-		WRITE_ONCE(half_write, false);
+		rg_stall_disarm(s);
+		WRITE_ONCE(*flag, false);
 		return 0;
 	}
-	return rg_stall_arm(&rg_stall_write, &half_write, true);
+	return rg_stall_arm(s, flag, true);
+}
+
+static int rg_stall_set_write(const char *val, const struct kernel_param *kp)
+{
+	return rg_stall_set_flag(val, &rg_stall_write, &half_write);
 }
 
 /* Before our init too (insmod hold=1): the ops is registered there. */
 static int rg_stall_set_hold(const char *val, const struct kernel_param *kp)
 {
-	bool on;
-	int ret = kstrtobool(val, &on);
-
-	if (ret)
-		return ret;
-	if (!on) {
-		rg_stall_disarm(&rg_stall_fork);
-		WRITE_ONCE(hold, false);
-		return 0;
-	}
-	return rg_stall_arm(&rg_stall_fork, &hold, true);
+	return rg_stall_set_flag(val, &rg_stall_fork, &hold);
 }
 
 static const struct kernel_param_ops rg_stall_lock_ops = {
