@@ -7,10 +7,11 @@
  * too: a dependency), unload and reload numtasks, cpu and the test
  * controller, and change total_numtasks. Every errno must be one the
  * operation may give, every kind of operation must succeed at least once,
- * and every worker (and stress-ng) must exit 0. At the end: every task is in
- * exactly one group, every numtasks held equals the tasks of its subtree,
- * and everything can be removed and unloaded. The debug guest adds: no
- * splat, no leak.
+ * every worker (and stress-ng) must exit 0, and the storms' orphans must
+ * be reaped within 120 s (after cpu.ko is unloaded: see main()). At the
+ * end: every task is in exactly one group, every numtasks held equals the
+ * tasks of its subtree, and everything can be removed and unloaded. The
+ * debug guest adds: no splat, no leak.
  *
  * Plain TAP output; the operation counts are printed as comments.
  */
@@ -295,6 +296,15 @@ static void module_worker(void)
 	}
 }
 
+/*
+ * The workers that can put a CPU ceiling back after cpu.ko is unloaded at
+ * the end: by a shares write, or by loading cpu.ko again.
+ */
+static int sets_cpu_ceilings(void (*fn)(void))
+{
+	return fn == shares_worker || fn == module_worker;
+}
+
 /* Start a worker in its own process; it moves to group unless NULL. */
 static pid_t start(void (*fn)(void), const char *group)
 {
@@ -337,6 +347,56 @@ static pid_t start_stress_ng(int seconds)
 		add_pid(pid);
 	}
 	return pid;
+}
+
+/*
+ * Reap our children (the storms' orphans, ours as the subreaper) for at
+ * most seconds: 0 once none is left, else how many are, and the first.
+ */
+static int reap_orphans(int seconds, pid_t *first)
+{
+	char p[64], buf[512], *s;
+	struct dirent *d;
+	int i, n = 0;
+	pid_t pid;
+	DIR *proc;
+
+	for (i = 0; i <= seconds * 10; i++) {
+		do
+			pid = waitpid(-1, NULL, WNOHANG);
+		while (pid > 0 || (pid < 0 && errno == EINTR));
+		if (pid < 0)
+			return 0;	/* ECHILD */
+		usleep(100000);
+	}
+	proc = opendir("/proc");
+	if (!proc)
+		return -1;
+	while ((d = readdir(proc))) {
+		pid = atoi(d->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+		if (rg_read(p, buf, sizeof(buf)) < 0)
+			continue;
+		/* "pid (comm) state ppid ...", and comm may hold a ')'. */
+		s = strrchr(buf, ')');
+		if (s && atoi(s + 4) == getpid() && !n++)
+			*first = pid;
+	}
+	closedir(proc);
+	return n;
+}
+
+/* Wait for worker i, which must exit 0; else why says so. */
+static void wait_worker(pid_t pid, int i, char *why, size_t size)
+{
+	int status = 0;
+
+	if (pid < 0)
+		snprintf(why, size, "worker %d: fork failed", i);
+	else if (waitpid(pid, &status, 0) != pid || rg_exit_code(status))
+		snprintf(why, size, "worker %d: wait status %#x", i, status);
 }
 
 /* Group paths found by the walk, and how many tasks each lists. */
@@ -450,18 +510,25 @@ static void tap(int ok, const char *name, const char *why)
 
 int main(void)
 {
-	static void (* const workers[])(void) = {
-		tree_worker, tree_worker, shares_worker, stats_worker,
-		move_worker, move_worker, proc_worker, module_worker,
+	static const struct {
+		void (*fn)(void);
+		const char *group;	/* NULL: the root */
+	} workers[] = {
+		{ tree_worker, NULL }, { tree_worker, NULL },
+		{ shares_worker, NULL }, { stats_worker, NULL },
+		{ move_worker, NULL }, { move_worker, NULL },
+		{ proc_worker, NULL }, { module_worker, NULL },
+		{ fork_worker, "storm" }, { fork_worker, "storm" },
+		{ thread_worker, "storm" },
 	};
 	const char *secs = getenv("STRESS_SECONDS");
-	int seconds = secs ? atoi(secs) : 30, i, tries, status, nworkers = 0;
-	pid_t ng, worker[ARRAY_SIZE(workers) + 3];
+	int seconds = secs ? atoi(secs) : 30, i, tries, status, ret;
+	pid_t ng, worker[ARRAY_SIZE(workers)], orphan;
 	char why[256] = "", *bad = NULL;
 	size_t len;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..8\n");
+	printf("TAP version 13\n1..9\n");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	seen = malloc(MAX_PID);
@@ -481,26 +548,32 @@ int main(void)
 	       ARRAY_SIZE(worker));
 	seed = getpid();
 	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
-		worker[nworkers++] = start(workers[i], NULL);
-	worker[nworkers++] = start(fork_worker, "storm");
-	worker[nworkers++] = start(fork_worker, "storm");
-	worker[nworkers++] = start(thread_worker, "storm");
+		worker[i] = start(workers[i].fn, workers[i].group);
 	ng = start_stress_ng(seconds);
 	sleep(seconds);
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 
-	/* Every worker stops by itself and exits 0. */
+	/*
+	 * Every worker stops by itself and exits 0. A task, even a killed
+	 * one, stays under its groups' CPU ceilings until well into its exit,
+	 * and the shares writes may have left a worker, stress-ng or an
+	 * orphan under 1 ms per 100 ms period at several levels: so stop the
+	 * workers that can set ceilings, unload cpu.ko (which lifts them
+	 * all), and only then wait for the others.
+	 */
 	why[0] = '\0';
-	for (i = 0; i < nworkers; i++) {
-		if (worker[i] < 0) {
-			snprintf(why, sizeof(why), "worker %d: fork failed", i);
-			continue;
-		}
-		if (waitpid(worker[i], &status, 0) != worker[i] ||
-		    rg_exit_code(status) != 0)
-			snprintf(why, sizeof(why), "worker %d: wait status %#x",
-				 i, status);
+	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
+		if (sets_cpu_ceilings(workers[i].fn))
+			wait_worker(worker[i], i, why, sizeof(why));
+	if (rg_module_loaded("cpu")) {
+		ret = rg_rmmod("cpu");
+		if (ret)
+			snprintf(why, sizeof(why), "rmmod cpu: %s",
+				 strerror(-ret));
 	}
+	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
+		if (!sets_cpu_ceilings(workers[i].fn))
+			wait_worker(worker[i], i, why, sizeof(why));
 	tap(!why[0], "every_worker_exited_0", why);
 
 	/*
@@ -525,9 +598,16 @@ int main(void)
 		kill(-ng, SIGKILL);
 	}
 	tap(!why[0], "stress_ng_ran_and_exited_0", why);
-	/* The orphans of the storms, ours as the subreaper. */
-	while (wait(NULL) > 0 || errno == EINTR)
-		;
+	/* Without ceilings they go at once: 120 s, then one is stuck. */
+	ret = reap_orphans(120, &orphan);
+	why[0] = '\0';
+	if (ret > 0)
+		snprintf(why, sizeof(why),
+			 "%d orphans of the storms not reaped in 120 s (pid %d first)",
+			 ret, orphan);
+	else if (ret < 0)
+		snprintf(why, sizeof(why), "orphans not reaped in 120 s");
+	tap(!ret, "storm_orphans_reaped", why);
 
 	for (i = 0; i < NKINDS; i++)
 		printf("# %-22s %8ld done, %8ld refused as expected\n",
