@@ -15,9 +15,8 @@ stat() { sed -n "s/.*,$2=\([0-9]*\).*/\1/p" "$RG/$1/stats"; }
 
 echo "TAP version 13"
 echo "1..4"
-for m in numtasks rg_test_ctl rg_test_ctl2 rg_hooks_test res_groups; do
-	[ -e /sys/module/$m ] && rmmod $m
-done
+. "$top/selftests/leftovers.sh"
+clean_leftovers
 insmod "$top/module/res_groups.ko" && insmod "$top/module/numtasks.ko" || exit 1
 echo 1000 > $NT/total_numtasks
 echo res=numtasks,child_shares_divisor=1000 > $RG/shares

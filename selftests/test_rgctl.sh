@@ -169,9 +169,8 @@ put() {
 }
 
 echo "TAP version 13"
-for m in numtasks rg_test_ctl rg_test_ctl2 rg_hooks_test res_groups; do
-	[ -e /sys/module/$m ] && $BB rmmod $m
-done
+. "$top/selftests/leftovers.sh"
+clean_leftovers $BB
 
 # Without the module: a clear error, status 1.
 expect not_loaded 1 "res_groups: No such file or directory" $R ls
