@@ -111,11 +111,12 @@ int rg_shares_check(const struct res_shares *s, const struct res_shares *req,
  * @parent: the parent's shares, or NULL; its @unused is updated. The
  *	caller recomputes its @children_max if max_shares changed.
  *
- * Never inlined: a test holds a write still here, by name, half stored
- * (selftests/modules/rg_fork_stall.c).
+ * Never inlined nor cloned: a test holds a write still here, by name,
+ * half stored (selftests/modules/rg_fork_stall.c), calling it as declared.
  */
-noinline void rg_shares_commit(struct res_shares *s, const struct res_shares *f,
-		      struct res_shares *parent)
+noinline __noclone void rg_shares_commit(struct res_shares *s,
+					 const struct res_shares *f,
+					 struct res_shares *parent)
 {
 	if (parent)
 		parent->unused += rg_shares_positive(s->min_shares) -

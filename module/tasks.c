@@ -46,13 +46,15 @@ static bool rg_detached;
  * rg_lock_task_group - lock the group @tsk is in
  * @tsk: any task
  *
- * Never inlined: a test holds a fork still here, by name, to unload the
- * module meanwhile (selftests/modules/rg_fork_stall.c).
+ * Never inlined nor cloned: a test holds a fork still here, by name, to
+ * unload the module meanwhile (selftests/modules/rg_fork_stall.c), calling
+ * it as declared.
  *
  * Return: that group, locked; the root, locked, if @tsk is in no group
  * (check task->res_group to tell).
  */
-static noinline struct res_group *rg_lock_task_group(struct task_struct *tsk)
+static noinline __noclone struct res_group *
+rg_lock_task_group(struct task_struct *tsk)
 	__acquires(&grp->lock)
 {
 	struct res_group *grp;

@@ -24,8 +24,8 @@ budget() {	# budget TEST: its timeout in seconds
 	test_members) echo 900 ;;
 	# Its two members-cut tests may take up to 150 s each.
 	test_races) echo 600 ;;
-	# Its two straddle tests may take up to 150 s each.
-	test_lifetime) echo 600 ;;
+	# Its straddle tests may take up to 150, 150 and 120 s.
+	test_lifetime) echo 720 ;;
 	*) echo "${RG_TEST_TIMEOUT:-300}" ;;
 	esac
 }

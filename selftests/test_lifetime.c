@@ -381,13 +381,60 @@ TEST_F_TIMEOUT(straddle, unload_inside_post_fork_leaves_the_child_in_no_group, 1
 	EXPECT_STREQ("/\n", buf);
 }
 
+#define ENABLED_FUNCTIONS "/sys/kernel/debug/tracing/enabled_functions"
+
+/* 1 if ftrace sends calls of @fn to an ops now, 0 if not, -1 unknown. */
+static int traced(const char *fn)
+{
+	size_t len = strlen(fn);
+	char line[512];
+	int found = 0;
+	FILE *f;
+
+	f = fopen(ENABLED_FUNCTIONS, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, fn, len) && line[len] == ' ')
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/*
+ * rg_straddler writes @req to the root's shares while half_write holds
+ * it: 0 if it was held (stalled 3), let go and succeeded, else -1.
+ */
+static int held_shares_write(const char *req)
+{
+	int status, held;
+	pid_t pid;
+
+	if (rg_write(RG_STALL_PARAM "half_write", "1"))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "rg_straddler");
+		_exit(rg_set("", "shares", req) ? 1 : 0);
+	}
+	if (pid < 0)
+		return -1;
+	held = rg_stall_wait(3);
+	rg_write(RG_STALL_PARAM "half_write", "0");
+	if (waitpid(pid, &status, 0) != pid || rg_exit_code(status))
+		return -1;
+	return held;
+}
+
 /*
  * The stall module itself: its redirects into res_groups end with
- * res_groups (ftrace would keep the freed text's address in their
- * filters), cannot be armed while it is gone, and arm again once it is
- * back; one hold at a time.
+ * res_groups, so that none is left on a function loaded later at the
+ * same address (ftrace keeps the freed text's address in the filter of
+ * an ops still registered); they cannot be armed while it is gone, and
+ * work again once it is back; one hold at a time.
  */
-TEST_F(straddle, stall_redirects_into_res_groups_end_with_its_unload)
+TEST_F_TIMEOUT(straddle, stall_redirects_into_res_groups_end_with_its_unload, 120)
 {
 	char buf[8];
 
@@ -396,6 +443,8 @@ TEST_F(straddle, stall_redirects_into_res_groups_end_with_its_unload)
 	EXPECT_EQ(-EBUSY, rg_write(RG_STALL_PARAM "stall_lock", "1"));
 	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "half_write", "1"));
 	EXPECT_EQ(-EBUSY, rg_write(RG_STALL_PARAM "half_write", "1"));
+	ASSERT_EQ(1, traced("rg_lock_task_group"));
+	ASSERT_EQ(1, traced("rg_shares_commit"));
 	ASSERT_EQ(0, rg_rmmod("res_groups"));
 	ASSERT_LT(0, rg_read(RG_STALL_PARAM "stall_lock", buf, sizeof(buf)));
 	EXPECT_STREQ("N\n", buf);
@@ -403,12 +452,22 @@ TEST_F(straddle, stall_redirects_into_res_groups_end_with_its_unload)
 	EXPECT_EQ(-ENODEV, rg_write(RG_STALL_PARAM "half_write", "1"));
 	ASSERT_LT(0, rg_read(RG_STALL_PARAM "half_write", buf, sizeof(buf)));
 	EXPECT_STREQ("N\n", buf);
+
+	/* Loaded again, most likely at the same address: nothing traced. */
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	EXPECT_EQ(0, traced("rg_lock_task_group"));
+	EXPECT_EQ(0, traced("rg_shares_commit"));
+	/* Armed anew, they hold calls of the new text. */
+	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	EXPECT_EQ(0, held_shares_write("res=numtasks,child_shares_divisor=50"));
+	EXPECT_EQ(50, rg_get("", "shares", "numtasks", "child_shares_divisor"));
 	EXPECT_EQ(0, rg_write(RG_STALL_PARAM "stall_lock", "1"));
+	EXPECT_EQ(1, traced("rg_lock_task_group"));
 	EXPECT_EQ(0, rg_write(RG_STALL_PARAM "stall_lock", "0"));
 	ASSERT_LT(0, rg_read(RG_STALL_PARAM "stall_lock", buf, sizeof(buf)));
 	EXPECT_STREQ("N\n", buf);
 	EXPECT_EQ(0, rg_stall_get("stalled"));
+	EXPECT_EQ(0, rg_stall_get("timeouts"));
 }
 
 TEST_HARNESS_MAIN

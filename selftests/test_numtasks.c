@@ -431,7 +431,7 @@ static pid_t start_shares_writer(const char * const *w, int *cmd, int *res)
 	}
 	pid = fork();
 	if (pid == 0) {
-		/* Our ends only: the reads end when the test closes its end. */
+		/* Not ours to keep; it ends when killed (or by PDEATHSIG). */
 		close(c[1]);
 		close(r[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -16,8 +16,10 @@
  *                 res_groups has called res_group_hooks_unregister(),
  *                 i.e. has taken every task out of every group. That
  *                 sleeps in a post_fork hook, which hooks must not do;
- *                 here it is before any spinlock. stall_lock=0 stops it.
- *   half_write=1  (res_groups loaded) its next shares write stores what
+ *                 here it is before any spinlock. stall_lock=0 disarms
+ *                 it, and lets a call held there go on.
+ *   half_write=1  (res_groups loaded) its next rg_shares_commit() (a
+ *                 shares write, or a reset at rmdir) stores what
  *                 rg_shares_commit() stores before child_shares_divisor
  *                 (min_shares, max_shares, the parent's unused), then
  *                 waits with the divisor (and unused) still old, as the
@@ -40,15 +42,17 @@
  * (unregistering waits for RCU-tasks: not while rg_mutex is held); they
  * are unregistered when res_groups goes, since ftrace would keep the
  * address of its freed text in their filters, and cannot be armed from
- * then until it is loaded again (ENODEV), nor once our unload began.
+ * then until it is loaded again (ENODEV), nor before our init is done,
+ * nor once our unload began.
  *
- * Locking: rg_stall_mutex serialises registering and unregistering the
- * ftrace ops and the flags that say whether they may be armed. A
- * redirect's state (idle, armed, busy) changes by cmpxchg only, so that
- * arming and the call that fires race safely. The other flags are single
- * words read and written once (READ_ONCE/WRITE_ONCE); the waits poll
- * them. rg_stall_inflight counts the tasks sent to a wrapper, which our
- * unload waits for.
+ * Locking: rg_stall_mutex serialises arming, registering and
+ * unregistering the ftrace ops, and the flags that say whether they may
+ * be armed. A redirect's state (idle, armed, busy) changes by cmpxchg
+ * only, so that arming, disarming and the call that fires race safely;
+ * parameter writes are serialised by the module's param lock. The other
+ * flags are single words read and written once (READ_ONCE/WRITE_ONCE);
+ * the waits poll them. rg_stall_inflight counts the tasks sent to a
+ * wrapper, which our unload waits for.
  */
 #include <linux/atomic.h>
 #include <linux/delay.h>
@@ -100,8 +104,11 @@ static bool half_write;
 static int stalled;
 static int timeouts;
 static bool unregistering;	/* res_group_hooks_unregister() was called */
-/* rg_stall_mutex: res_groups went (till it comes again); our unload began. */
-static bool rg_gone, rg_exiting;
+/*
+ * rg_stall_mutex: res_groups went (till it comes again); our init is done
+ * (the notifier is registered); our exit began.
+ */
+static bool rg_gone, rg_ready, rg_exiting;
 static atomic_t rg_stall_inflight = ATOMIC_INIT(0);
 static DEFINE_MUTEX(rg_stall_mutex);
 
@@ -114,7 +121,7 @@ static void notrace rg_stall_redirect(unsigned long ip, unsigned long parent_ip,
 	if (READ_ONCE(s->state) != RG_STALL_ARMED ||
 	    strcmp(current->comm, RG_STALL_COMM))
 		return;
-	/* Stored before BUSY is: the wrapper's READ_ONCE sees it. */
+	/* For the wrapper, which this task calls next. */
 	WRITE_ONCE(s->orig, ip);
 	if (cmpxchg(&s->state, RG_STALL_ARMED, RG_STALL_BUSY) == RG_STALL_ARMED) {
 		atomic_inc(&rg_stall_inflight);
@@ -227,6 +234,9 @@ static int __rg_stall_register(struct rg_stall *s)
 		return 0;
 	ret = ftrace_set_filter(&s->ops, (unsigned char *)s->func,
 				strlen(s->func), 1);
+	/* No such function: res_groups is not loaded. */
+	if (ret == -EINVAL && s->in_res_groups)
+		return -ENODEV;
 	if (!ret) {
 		s->filtered = true;
 		ret = register_ftrace_function(&s->ops);
@@ -255,13 +265,6 @@ static void __rg_stall_unregister(struct rg_stall *s)
 	if (s->registered)
 		unregister_ftrace_function(&s->ops);
 	s->registered = false;
-}
-
-static void rg_stall_unregister(struct rg_stall *s)
-{
-	mutex_lock(&rg_stall_mutex);
-	__rg_stall_unregister(s);
-	mutex_unlock(&rg_stall_mutex);
 }
 
 static void rg_stall_connector(struct task_struct *task)
@@ -310,35 +313,46 @@ static void rg_stall_commit(struct res_shares *s, const struct res_shares *f,
 
 /*
  * Arm @s, with *@wait (what its wrapper waits on) set to @val first: its
- * call may come as soon as it is armed. Parameter writes are serialised
- * (the module's param lock), so nothing else arms @s meanwhile, and an
- * idle @s has no wrapper left to read or write *@wait. A redirect into
- * res_groups is registered here, so that its filter finds the loaded
- * module. Return: 0; -EBUSY if @s is armed or its wrapper runs; -ENODEV
- * (res_groups' redirects) while res_groups is going or gone, or once our
- * unload began.
+ * call may come as soon as it is armed. All under rg_stall_mutex, which
+ * the module notifier and our exit take to disarm and unregister, so an
+ * ops armed here stays registered until one of them comes; an idle @s
+ * has no wrapper left to use *@wait. A redirect into res_groups is
+ * registered here, so that its filter finds the loaded module.
+ * Return: 0; -EBUSY if @s is armed or its wrapper runs; -ENODEV once our
+ * exit began, and for res_groups' redirects before our init is done or
+ * while res_groups is not there (or going).
  */
 static int rg_stall_arm(struct rg_stall *s, bool *wait, bool val)
 {
 	int ret = 0;
 
+	mutex_lock(&rg_stall_mutex);
 	/* Pairs with rg_stall_done(): no wrapper uses *@wait past this. */
 	if (smp_load_acquire(&s->state) != RG_STALL_IDLE)
-		return -EBUSY;
+		ret = -EBUSY;
+	else if (rg_exiting || (s->in_res_groups && (!rg_ready || rg_gone)))
+		ret = -ENODEV;
+	if (ret)
+		goto out;
 	WRITE_ONCE(*wait, val);
-	if (s->in_res_groups) {
-		mutex_lock(&rg_stall_mutex);
-		ret = rg_gone || rg_exiting ? -ENODEV : __rg_stall_register(s);
-		mutex_unlock(&rg_stall_mutex);
-	}
+	if (s->in_res_groups)
+		ret = __rg_stall_register(s);
 	if (!ret)
 		ret = rg_stall_try_arm(s);
 	if (ret)
 		WRITE_ONCE(*wait, !val);
+out:
+	mutex_unlock(&rg_stall_mutex);
 	return ret;
 }
 
-static int rg_stall_set_lock(const char *val, const struct kernel_param *kp)
+/*
+ * 1 arms @s, with *@flag set to @held (what its wrapper waits on while
+ * it stays so); 0 disarms @s and sets *@flag the other way, which also
+ * lets a held call go on.
+ */
+static int rg_stall_set_flag(const char *val, struct rg_stall *s, bool *flag,
+			     bool held)
 {
 	bool on;
 	int ret = kstrtobool(val, &on);
@@ -346,10 +360,17 @@ static int rg_stall_set_lock(const char *val, const struct kernel_param *kp)
 	if (ret)
 		return ret;
 	if (!on) {
-		rg_stall_disarm(&rg_stall_lock);
+		rg_stall_disarm(s);
+		WRITE_ONCE(*flag, !held);
 		return 0;
 	}
-	return rg_stall_arm(&rg_stall_lock, &unregistering, false);
+	return rg_stall_arm(s, flag, held);
+}
+
+/* Held until res_groups' unload has called res_group_hooks_unregister(). */
+static int rg_stall_set_lock(const char *val, const struct kernel_param *kp)
+{
+	return rg_stall_set_flag(val, &rg_stall_lock, &unregistering, false);
 }
 
 static int rg_stall_get_lock(char *buf, const struct kernel_param *kp)
@@ -359,34 +380,15 @@ static int rg_stall_get_lock(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "%c\n", armed ? 'Y' : 'N');
 }
 
-/*
- * hold and half_write: 1 arms @s with its flag set, 0 disarms it and
- * clears the flag, which also lets a held call go on.
- */
-static int rg_stall_set_flag(const char *val, struct rg_stall *s, bool *flag)
-{
-	bool on;
-	int ret = kstrtobool(val, &on);
-
-	if (ret)
-		return ret;
-	if (!on) {
-		rg_stall_disarm(s);
-		WRITE_ONCE(*flag, false);
-		return 0;
-	}
-	return rg_stall_arm(s, flag, true);
-}
-
 static int rg_stall_set_write(const char *val, const struct kernel_param *kp)
 {
-	return rg_stall_set_flag(val, &rg_stall_write, &half_write);
+	return rg_stall_set_flag(val, &rg_stall_write, &half_write, true);
 }
 
 /* Before our init too (insmod hold=1): the ops is registered there. */
 static int rg_stall_set_hold(const char *val, const struct kernel_param *kp)
 {
-	return rg_stall_set_flag(val, &rg_stall_fork, &hold);
+	return rg_stall_set_flag(val, &rg_stall_fork, &hold, true);
 }
 
 static const struct kernel_param_ops rg_stall_lock_ops = {
@@ -447,10 +449,26 @@ static struct notifier_block rg_stall_module_nb = {
 	.notifier_call = rg_stall_module_event,
 };
 
-static void rg_stall_free(struct rg_stall *s)
+static struct rg_stall * const rg_stalls[] = {
+	&rg_stall_lock, &rg_stall_write, &rg_stall_fork, &rg_stall_unreg,
+};
+
+/* Unregister every ops (waiting for RCU-tasks) and free the filters. */
+static void rg_stall_release_all(void)
 {
-	if (s->filtered)
-		ftrace_free_filter(&s->ops);
+	int i;
+
+	mutex_lock(&rg_stall_mutex);
+	for (i = 0; i < ARRAY_SIZE(rg_stalls); i++)
+		__rg_stall_unregister(rg_stalls[i]);
+	mutex_unlock(&rg_stall_mutex);
+	unregister_module_notifier(&rg_stall_module_nb);
+	while (atomic_read(&rg_stall_inflight))
+		msleep(20);
+	synchronize_rcu_tasks();
+	for (i = 0; i < ARRAY_SIZE(rg_stalls); i++)
+		if (rg_stalls[i]->filtered)
+			ftrace_free_filter(&rg_stalls[i]->ops);
 }
 
 static int __init rg_stall_init(void)
@@ -464,39 +482,31 @@ static int __init rg_stall_init(void)
 	if (!ret)
 		ret = rg_stall_register(&rg_stall_fork);
 	if (ret) {
-		rg_stall_unregister(&rg_stall_unreg);
-		rg_stall_free(&rg_stall_fork);
-		rg_stall_free(&rg_stall_unreg);
-		unregister_module_notifier(&rg_stall_module_nb);
+		rg_stall_release_all();
+		return ret;
 	}
-	return ret;
+	mutex_lock(&rg_stall_mutex);
+	rg_ready = true;
+	mutex_unlock(&rg_stall_mutex);
+	return 0;
 }
 
 /*
- * Let every held fork go and wait until none is in a wrapper; then for
- * RCU-tasks, which also covers a task preempted between its
+ * No more arming; let every held call go, then unregister (each an
+ * RCU-tasks wait, which a held fork could stall: it holds
+ * cgroup_threadgroup_rwsem) and wait until no task is in a wrapper; then
+ * for RCU-tasks, which also covers a task preempted between its
  * rg_stall_done() and its return from the wrapper.
  */
 static void __exit rg_stall_exit(void)
 {
 	mutex_lock(&rg_stall_mutex);
 	rg_exiting = true;
-	__rg_stall_unregister(&rg_stall_lock);
-	__rg_stall_unregister(&rg_stall_write);
-	__rg_stall_unregister(&rg_stall_fork);
-	__rg_stall_unregister(&rg_stall_unreg);
 	mutex_unlock(&rg_stall_mutex);
-	unregister_module_notifier(&rg_stall_module_nb);
 	WRITE_ONCE(hold, false);
 	WRITE_ONCE(half_write, false);
 	WRITE_ONCE(unregistering, true);
-	while (atomic_read(&rg_stall_inflight))
-		msleep(20);
-	synchronize_rcu_tasks();
-	rg_stall_free(&rg_stall_lock);
-	rg_stall_free(&rg_stall_write);
-	rg_stall_free(&rg_stall_fork);
-	rg_stall_free(&rg_stall_unreg);
+	rg_stall_release_all();
 }
 
 module_init(rg_stall_init);
