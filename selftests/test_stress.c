@@ -8,10 +8,12 @@
  * controller, and change total_numtasks. Every errno must be one the
  * operation may give, every kind of operation must succeed at least once,
  * every worker (and stress-ng) must exit 0, and the storms' orphans must
- * be reaped within 120 s (after cpu.ko is unloaded: see main()). At the
- * end: every task is in exactly one group, every numtasks held equals the
- * tasks of its subtree, and everything can be removed and unloaded. The
- * debug guest adds: no splat, no leak.
+ * be reaped within 120 s (after cpu.ko is unloaded: see main()); those
+ * left are killed. Then cpu.ko is loaded again (every group uncapped), and
+ * at the end: every task is in exactly one group, every numtasks held
+ * equals the tasks of its subtree, and everything can be removed (the
+ * groups with cpu.ko loaded) and unloaded. The debug guest adds: no
+ * splat, no leak.
  *
  * Plain TAP output; the operation counts are printed as comments.
  */
@@ -298,14 +300,21 @@ static void module_worker(void)
 
 /*
  * The workers that can put a CPU ceiling back after cpu.ko is unloaded at
- * the end: by a shares write, or by loading cpu.ko again.
+ * the end: by a shares write, or by loading cpu.ko again. They are waited
+ * for while cpu.ko may still be loaded, so they must never be under a
+ * ceiling themselves: they stay in the root, which has none, as their
+ * pids are not given to the movers (and no group lists them).
  */
 static int sets_cpu_ceilings(void (*fn)(void))
 {
 	return fn == shares_worker || fn == module_worker;
 }
 
-/* Start a worker in its own process; it moves to group unless NULL. */
+/*
+ * Start a worker in its own process; it moves to group unless NULL. Its
+ * pid is published to the movers and /proc readers, unless it is one of
+ * the workers that set ceilings.
+ */
 static pid_t start(void (*fn)(void), const char *group)
 {
 	pid_t pid = fork();
@@ -317,7 +326,7 @@ static pid_t start(void (*fn)(void), const char *group)
 		fn();
 		_exit(0);
 	}
-	if (pid > 0)
+	if (pid > 0 && !sets_cpu_ceilings(fn))
 		add_pid(pid);
 	return pid;
 }
@@ -351,27 +360,42 @@ static pid_t start_stress_ng(int seconds)
 
 /*
  * Reap our children (the storms' orphans, ours as the subreaper) for at
- * most seconds: 0 once none is left, else how many are, and the first.
+ * most seconds, lastly right at the end: 0 once none is left, else 1.
  */
-static int reap_orphans(int seconds, pid_t *first)
+static int reap(int seconds)
 {
-	char p[64], buf[512], *s;
-	struct dirent *d;
-	int i, n = 0;
 	pid_t pid;
-	DIR *proc;
+	int i;
 
-	for (i = 0; i <= seconds * 10; i++) {
+	for (i = 0;; i++) {
 		do
 			pid = waitpid(-1, NULL, WNOHANG);
 		while (pid > 0 || (pid < 0 && errno == EINTR));
 		if (pid < 0)
 			return 0;	/* ECHILD */
+		if (i == seconds * 10)
+			return 1;
 		usleep(100000);
 	}
+}
+
+/*
+ * Send sig to each of our children: how many are not zombies (those are
+ * just gone, unless their threads live on), and the first; -errno if
+ * /proc cannot be read. An unreaped child keeps its pid, so sig reaches
+ * no other task.
+ */
+static int kill_orphans(int sig, pid_t *first)
+{
+	char p[64], buf[512], *s;
+	struct dirent *d;
+	int n = 0;
+	pid_t pid;
+	DIR *proc;
+
 	proc = opendir("/proc");
 	if (!proc)
-		return -1;
+		return -errno;
 	while ((d = readdir(proc))) {
 		pid = atoi(d->d_name);
 		if (pid <= 0)
@@ -381,22 +405,31 @@ static int reap_orphans(int seconds, pid_t *first)
 			continue;
 		/* "pid (comm) state ppid ...", and comm may hold a ')'. */
 		s = strrchr(buf, ')');
-		if (s && atoi(s + 4) == getpid() && !n++)
+		if (!s || atoi(s + 4) != getpid())
+			continue;
+		kill(pid, sig);
+		if (s[2] != 'Z' && !n++)
 			*first = pid;
 	}
 	closedir(proc);
 	return n;
 }
 
-/* Wait for worker i, which must exit 0; else why says so. */
+/*
+ * Wait for worker i, which must exit 0; else why says so, unless it
+ * already says why an earlier one failed.
+ */
 static void wait_worker(pid_t pid, int i, char *why, size_t size)
 {
 	int status = 0;
 
-	if (pid < 0)
-		snprintf(why, size, "worker %d: fork failed", i);
-	else if (waitpid(pid, &status, 0) != pid || rg_exit_code(status))
+	if (pid < 0) {
+		if (!why[0])
+			snprintf(why, size, "worker %d: fork failed", i);
+	} else if ((waitpid(pid, &status, 0) != pid || rg_exit_code(status)) &&
+		   !why[0]) {
 		snprintf(why, size, "worker %d: wait status %#x", i, status);
+	}
 }
 
 /* Group paths found by the walk, and how many tasks each lists. */
@@ -522,13 +555,13 @@ int main(void)
 		{ thread_worker, "storm" },
 	};
 	const char *secs = getenv("STRESS_SECONDS");
-	int seconds = secs ? atoi(secs) : 30, i, tries, status, ret;
-	pid_t ng, worker[ARRAY_SIZE(workers)], orphan;
-	char why[256] = "", *bad = NULL;
+	int seconds = secs ? atoi(secs) : 30, i, tries, status, ret, left;
+	pid_t ng, worker[ARRAY_SIZE(workers)], orphan = 0;
+	char why[256] = "", rmmod_why[64] = "", *bad = NULL;
 	size_t len;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..9\n");
+	printf("TAP version 13\n1..11\n");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	seen = malloc(MAX_PID);
@@ -558,8 +591,8 @@ int main(void)
 	 * one, stays under its groups' CPU ceilings until well into its exit,
 	 * and the shares writes may have left a worker, stress-ng or an
 	 * orphan under 1 ms per 100 ms period at several levels: so stop the
-	 * workers that can set ceilings, unload cpu.ko (which lifts them
-	 * all), and only then wait for the others.
+	 * workers that can set ceilings (in the root, under none), unload
+	 * cpu.ko (which lifts them all), and only then wait for the others.
 	 */
 	why[0] = '\0';
 	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
@@ -568,9 +601,10 @@ int main(void)
 	if (rg_module_loaded("cpu")) {
 		ret = rg_rmmod("cpu");
 		if (ret)
-			snprintf(why, sizeof(why), "rmmod cpu: %s",
+			snprintf(rmmod_why, sizeof(rmmod_why), "rmmod cpu: %s",
 				 strerror(-ret));
 	}
+	tap(!rmmod_why[0], "cpu_unloaded_at_stop", rmmod_why);
 	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
 		if (!sets_cpu_ceilings(workers[i].fn))
 			wait_worker(worker[i], i, why, sizeof(why));
@@ -598,16 +632,42 @@ int main(void)
 		kill(-ng, SIGKILL);
 	}
 	tap(!why[0], "stress_ng_ran_and_exited_0", why);
-	/* Without ceilings they go at once: 120 s, then one is stuck. */
-	ret = reap_orphans(120, &orphan);
+	/*
+	 * Without ceilings they go at once: 120 s, then those still there
+	 * are stuck. They are killed, so as not to outlive the test.
+	 */
+	ret = 0;
+	left = reap(120);
+	if (left) {
+		ret = kill_orphans(SIGKILL, &orphan);
+		left = reap(30);
+	}
 	why[0] = '\0';
 	if (ret > 0)
 		snprintf(why, sizeof(why),
-			 "%d orphans of the storms not reaped in 120 s (pid %d first)",
-			 ret, orphan);
+			 "%d orphans of the storms not reaped in 120 s (pid %d first), killed%s",
+			 ret, orphan, left ? ", some still there 30 s later" : "");
 	else if (ret < 0)
-		snprintf(why, sizeof(why), "orphans not reaped in 120 s");
-	tap(!ret, "storm_orphans_reaped", why);
+		snprintf(why, sizeof(why),
+			 "children left after 120 s, but opendir /proc: %s",
+			 strerror(-ret));
+	else if (left)
+		snprintf(why, sizeof(why),
+			 "children not reaped in 150 s (zombies at 120 s)");
+	tap(!ret && !left, "storm_orphans_reaped", why);
+
+	/*
+	 * Every group gets the default shares (no ceiling) at cpu.ko's load:
+	 * the removal at the end goes through its per-group clean-up too.
+	 */
+	why[0] = '\0';
+	if (!rg_module_loaded("cpu")) {
+		ret = rg_insmod(CPU_KO, NULL);
+		if (ret)
+			snprintf(why, sizeof(why), "insmod cpu: %s",
+				 strerror(-ret));
+	}
+	tap(!why[0] && rg_module_loaded("cpu"), "cpu_loaded_again", why);
 
 	for (i = 0; i < NKINDS; i++)
 		printf("# %-22s %8ld done, %8ld refused as expected\n",
