@@ -171,9 +171,10 @@ FIXTURE_SETUP(straddle)
 
 FIXTURE_TEARDOWN(straddle)
 {
-	/* Let a held fork go before anything it runs in can go away. */
+	/* Let a held call go before anything it runs in can go away. */
 	rg_write(RG_STALL_PARAM "hold", "0");
 	rg_write(RG_STALL_PARAM "stall_lock", "0");
+	rg_write(RG_STALL_PARAM "half_write", "0");
 	if (self->child > 0)
 		kill(self->child, SIGKILL);
 	if (self->forker > 0)
@@ -381,8 +382,6 @@ TEST_F_TIMEOUT(straddle, unload_inside_post_fork_leaves_the_child_in_no_group, 1
 	EXPECT_STREQ("/\n", buf);
 }
 
-#define ENABLED_FUNCTIONS "/sys/kernel/debug/tracing/enabled_functions"
-
 /* 1 if ftrace sends calls of @fn to an ops now, 0 if not, -1 unknown. */
 static int traced(const char *fn)
 {
@@ -391,7 +390,10 @@ static int traced(const char *fn)
 	int found = 0;
 	FILE *f;
 
-	f = fopen(ENABLED_FUNCTIONS, "re");
+	/* tracefs where mounted, or where debugfs mounts it by itself. */
+	f = fopen("/sys/kernel/tracing/enabled_functions", "re");
+	if (!f)
+		f = fopen("/sys/kernel/debug/tracing/enabled_functions", "re");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
@@ -399,6 +401,17 @@ static int traced(const char *fn)
 			found = 1;
 	fclose(f);
 	return found;
+}
+
+/* Where res_groups' text is loaded (0 if that cannot be read). */
+static unsigned long res_groups_text(void)
+{
+	char buf[64];
+
+	if (rg_read("/sys/module/res_groups/sections/.text", buf,
+		    sizeof(buf)) <= 0)
+		return 0;
+	return strtoul(buf, NULL, 16);
 }
 
 /*
@@ -436,9 +449,11 @@ static int held_shares_write(const char *req)
  */
 TEST_F_TIMEOUT(straddle, stall_redirects_into_res_groups_end_with_its_unload, 120)
 {
+	unsigned long text;
 	char buf[8];
 
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	text = res_groups_text();
 	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "stall_lock", "1"));
 	EXPECT_EQ(-EBUSY, rg_write(RG_STALL_PARAM "stall_lock", "1"));
 	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "half_write", "1"));
@@ -455,6 +470,8 @@ TEST_F_TIMEOUT(straddle, stall_redirects_into_res_groups_end_with_its_unload, 12
 
 	/* Loaded again, most likely at the same address: nothing traced. */
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	TH_LOG("res_groups' text at %#lx, loaded again at %#lx", text,
+	       res_groups_text());
 	EXPECT_EQ(0, traced("rg_lock_task_group"));
 	EXPECT_EQ(0, traced("rg_shares_commit"));
 	/* Armed anew, they hold calls of the new text. */

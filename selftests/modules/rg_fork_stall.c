@@ -17,7 +17,9 @@
  *                 i.e. has taken every task out of every group. That
  *                 sleeps in a post_fork hook, which hooks must not do;
  *                 here it is before any spinlock. stall_lock=0 disarms
- *                 it, and lets a call held there go on.
+ *                 it, and lets a call held there go on. It reads Y
+ *                 while armed only (hold and half_write read Y while
+ *                 armed or held).
  *   half_write=1  (res_groups loaded) its next rg_shares_commit() (a
  *                 shares write, or a reset at rmdir) stores what
  *                 rg_shares_commit() stores before child_shares_divisor
@@ -121,9 +123,9 @@ static void notrace rg_stall_redirect(unsigned long ip, unsigned long parent_ip,
 	if (READ_ONCE(s->state) != RG_STALL_ARMED ||
 	    strcmp(current->comm, RG_STALL_COMM))
 		return;
-	/* For the wrapper, which this task calls next. */
-	WRITE_ONCE(s->orig, ip);
 	if (cmpxchg(&s->state, RG_STALL_ARMED, RG_STALL_BUSY) == RG_STALL_ARMED) {
+		/* For the wrapper, which this task calls next. */
+		WRITE_ONCE(s->orig, ip);
 		atomic_inc(&rg_stall_inflight);
 		ftrace_instruction_pointer_set(fregs, (unsigned long)s->wrapper);
 	}
@@ -492,11 +494,11 @@ static int __init rg_stall_init(void)
 }
 
 /*
- * No more arming; let every held call go, then unregister (each an
- * RCU-tasks wait, which a held fork could stall: it holds
- * cgroup_threadgroup_rwsem) and wait until no task is in a wrapper; then
- * for RCU-tasks, which also covers a task preempted between its
- * rg_stall_done() and its return from the wrapper.
+ * No more arming; let every held call go first, so that no held fork
+ * (cgroup_threadgroup_rwsem held for read) or write (rg_mutex held) waits
+ * out its 30 s while we unregister; then unregister and wait until no
+ * task is in a wrapper; then for RCU-tasks, which also covers a task
+ * preempted between its rg_stall_done() and its return from the wrapper.
  */
 static void __exit rg_stall_exit(void)
 {
