@@ -27,6 +27,7 @@ budget() {	# budget TEST: its timeout in seconds
 	test_races) echo 600 ;;
 	# Its straddle tests may take up to 150, 150 and 120 s.
 	test_lifetime) echo 720 ;;
+	test_model) echo 480 ;;
 	*) echo "${RG_TEST_TIMEOUT:-300}" ;;
 	esac
 }

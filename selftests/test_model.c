@@ -16,11 +16,20 @@
  * or fail with EAGAIN exactly as the effective-use rule says, with moves,
  * kills, shares writes and rmdir in between.
  *
+ * The seeds are fixed, so what they reach is too, and it is checked:
+ * on every seed, a shares write that each condition of rule 4 (a, b, c,
+ * d's divisor < 1 and d's divisor < usage, e, f) refuses on its own, so
+ * that a kernel without that one check would take it, and a mkdir one
+ * level too deep. The fork model starts, on every seed, with fixed forks
+ * that are refused at an ancestor, with and without raising its
+ * effective use.
+ *
  * Each run prints its seed; a failure prints every operation of the run
  * up to the divergence. To replay one sequence:
  *   RG_MODEL_SEED=<seed> [RG_MODEL_OPS=<n>] ./test_model
- * (the seed replaces the first variant's, the other variants skip; n
- * replaces the number of operations of both tests, 260 and 130).
+ * (the seed replaces the first variant's, the other variants skip; n >= 1
+ * replaces the number of operations of both tests, 260 and 130; with
+ * either set, what the run reached is printed, not checked).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +57,12 @@
 #define MAXKIDS		48	/* live sleeping children in the fork model */
 #define LOGSIZE		1048576
 #define FIRST_SEED	0x5eed0001ULL
+
+/* The conditions of rule 4, rule d's two apart (only[] counts them). */
+enum { RA, RB, RC, RD_ONE, RD_USAGE, RE, RF, NRULES };
+static const char * const rule_name[NRULES] = {
+	"a", "b", "c", "d (divisor < 1)", "d (divisor < usage)", "e", "f",
+};
 
 struct mgroup {
 	bool used;
@@ -70,7 +86,9 @@ struct model {
 	char why[1024];		/* the divergence */
 	/* What the run reached, for its summary: */
 	int accepted;		/* shares writes the model accepted */
-	int rejected[6];	/* ... and refused, by rule 4a-4f */
+	int rejected[6];	/* ... and refused, by rule 4a-4f (the first) */
+	int only[NRULES];	/* ... refused by that rule alone */
+	int emlink;		/* mkdir one too deep */
 	long wide;		/* amounts checked whose product needed > 31 bits */
 	int forks_ok, forks_refused;
 	int refused_above;	/* forks refused at an ancestor only */
@@ -200,6 +218,17 @@ static void recompute_cmax(struct model *m, int gi)
 	m->g[gi].cmax = c;
 }
 
+/* The first of the deepest groups. */
+static int deepest(struct model *m)
+{
+	int i, d = 0;
+
+	for (i = 1; i < MAXG; i++)
+		if (m->g[i].used && m->g[i].depth > m->g[d].depth)
+			d = i;
+	return d;
+}
+
 /* A random used group (any if root_ok, else not the root); -1 if none. */
 static int pick_group(struct model *m, bool root_ok)
 {
@@ -209,13 +238,6 @@ static int pick_group(struct model *m, bool root_ok)
 		if (m->g[i].used)
 			idx[n++] = i;
 	return n ? idx[rnd(m, n)] : -1;
-}
-
-/* A write refused by rule 4a (0) ... 4f (5). */
-static int reject(struct model *m, int rule)
-{
-	m->rejected[rule]++;
-	return -EINVAL;
 }
 
 /*
@@ -231,20 +253,28 @@ static int model_write(struct model *m, int gi, const int req[3])
 	int fdiv = req[2] == UNCHANGED ? s->div : req[2];
 	long long usage = (long long)s->div - s->unused;
 	long long increase = (long long)fmin - pos(s->min);
+	bool why[NRULES];
+	int i, n = 0;
 
-	if (p && fmin >= 0 && increase > p->unused)
-		return reject(m, 0);			/* a */
-	if (p && fmax >= 0 && fmax > p->div)
-		return reject(m, 1);			/* b */
-	if (!(fmin == DONT_CARE || fmin >= 0) ||
-	    !(fmax == DONT_CARE || fmax >= 0))
-		return reject(m, 2);			/* c */
-	if (fdiv < 1 || fdiv < usage)
-		return reject(m, 3);			/* d */
-	if (fdiv < s->cmax)
-		return reject(m, 4);			/* e */
-	if (fmin >= 0 && fmax >= 0 && fmin > fmax)
-		return reject(m, 5);			/* f */
+	why[RA] = p && fmin >= 0 && increase > p->unused;
+	why[RB] = p && fmax >= 0 && fmax > p->div;
+	why[RC] = !(fmin == DONT_CARE || fmin >= 0) ||
+		  !(fmax == DONT_CARE || fmax >= 0);
+	why[RD_ONE] = fdiv < 1;
+	why[RD_USAGE] = fdiv < usage;
+	why[RE] = fdiv < s->cmax;
+	why[RF] = fmin >= 0 && fmax >= 0 && fmin > fmax;
+	for (i = 0; i < NRULES; i++)
+		n += why[i];
+	if (n) {
+		/* The first rule, a-f; and what only one condition refused. */
+		for (i = 0; !why[i]; i++)
+			;
+		m->rejected[i <= RD_ONE ? i : i - 1]++;
+		for (i = 0; n == 1 && i < NRULES; i++)
+			m->only[i] += why[i];
+		return -EINVAL;
+	}
 	if (req[2] != UNCHANGED)
 		s->unused = (int)(fdiv - usage);	/* 5 */
 	if (p)
@@ -430,12 +460,13 @@ static int model_add(struct model *m, int parent)
 static int op_mkdir(struct model *m, int parent)
 {
 	char path[160], full[PATH_MAX];
-	int want, got, gi;
+	int want = 0, got, gi;
 
 	if (m->g[parent].depth >= MAX_DEPTH) {
 		snprintf(path, sizeof(path), "%s%sg%d", m->g[parent].path,
 			 parent ? "/" : "", m->names++);
 		want = -EMLINK;
+		m->emlink++;
 		got = rg_mkdir(path);
 		logf_(m, "mkdir %s -> %s\n", path, ename(got));
 		if (got != want) {
@@ -498,7 +529,7 @@ static int gen_value(struct model *m, int gi, int fld, int fmin_so_far)
 {
 	struct mgroup *s = &m->g[gi];
 	struct mgroup *p = s->parent >= 0 ? &m->g[s->parent] : NULL;
-	long long pool[16];
+	long long pool[16], usage;
 	int n = 0, k;
 
 	switch (rnd(m, 14)) {
@@ -536,7 +567,16 @@ static int gen_value(struct model *m, int gi, int fld, int fmin_so_far)
 		pool[n++] = pos(s->max);
 		break;
 	default:	/* divisor */
-		pool[n++] = (long long)s->div - s->unused;	/* usage */
+		usage = (long long)s->div - s->unused;
+		/*
+		 * Often just below (or at) the bound of rule d when e is
+		 * lower, and of e when d is: each one on its own.
+		 */
+		if (usage > s->cmax && rnd(m, 2))
+			return (int)(usage - rnd(m, 2));
+		if (s->cmax > usage && s->cmax > 1 && rnd(m, 2))
+			return s->cmax - rnd(m, 2);
+		pool[n++] = usage;
 		pool[n++] = s->cmax;
 		pool[n++] = s->div;
 		pool[n++] = 1;
@@ -561,15 +601,26 @@ static int gen_valid(struct model *m, int gi, int fld, int fmin_so_far)
 		if (rnd(m, 6) == 0)
 			return DONT_CARE;
 		hi = p ? (long long)p->unused + pos(s->min) : INT_MAX;
+		if (hi > INT_MAX)
+			hi = INT_MAX;
 		if (s->max >= 0 && s->max < hi)
 			hi = s->max;
+		/* Small ones too: guarantees that add up past the maxima. */
+		if (rnd(m, 3) == 0 && hi > 20)
+			hi = 20;
 		return (int)rnd_range(m, 0, hi);
 	case 1:
-		if (rnd(m, 6) == 0)
-			return DONT_CARE;
 		lo = fmin_so_far >= 0 ? fmin_so_far : 0;
 		hi = p ? p->div : INT_MAX;
-		return (int)rnd_range(m, lo, hi);
+		switch (rnd(m, 6)) {
+		case 0:
+			return DONT_CARE;
+		case 1:
+			/* A maximum at or just above the minimum. */
+			return (int)rnd_range(m, lo, lo + 2 < hi ? lo + 2 : hi);
+		default:
+			return (int)rnd_range(m, lo, hi);
+		}
 	default:
 		lo = (long long)s->div - s->unused;
 		if (s->cmax > lo)
@@ -645,20 +696,60 @@ static int op_write(struct model *m, int gi, bool small)
 	bool valid = rnd(m, 100) < (small ? 60 : 40);
 	int mask = 1 + rnd(m, 7);
 	char w[256], p[PATH_MAX], show[256];
+	struct mgroup *s = &m->g[gi];
+	struct mgroup *par = s->parent >= 0 ? &m->g[s->parent] : NULL;
+	long long usage = (long long)s->div - s->unused, b;
+	/* One write in three aims at a bound: 1 divisor, 2 min, 3 max. */
+	int aim = small || rnd(m, 3) ? 0 : 1 + rnd(m, 3);
 	size_t l;
 
-	for (f = 0; f < 3; f++) {
-		if (!((mask >> f) & 1))
-			continue;
-		given[f] = true;
-		if (small)
-			req[f] = valid ? gen_valid(m, gi, f, req[0]) :
-				 (int)rnd_range(m, -4, 12);
+	if (aim > 1 && !par)
+		aim = 1;
+	if (aim == 1) {
+		/*
+		 * The divisor alone. With children: at or one below the
+		 * higher of the bounds of rules d (usage) and e
+		 * (children_max), which then refuses on its own; now and
+		 * then the lower one's. Without: 0 or 1.
+		 */
+		if (usage > 0 || s->cmax > 0)
+			b = (usage > s->cmax) == (rnd(m, 4) > 0) ? usage :
+								    s->cmax;
 		else
-			req[f] = valid ? gen_valid(m, gi, f, req[0]) :
-				 gen_value(m, gi, f, req[0]);
-		if (small && valid && req[f] > 12)
-			req[f] %= 13;
+			b = 1;
+		given[2] = true;
+		req[2] = (int)(b - rnd(m, 2));
+	} else if (aim == 2) {
+		/*
+		 * min alone, at or one above the bound of rule a: all of the
+		 * parent's unused (guarantees that add up), or one more.
+		 */
+		b = (long long)par->unused + pos(s->min) + rnd(m, 2);
+		given[0] = true;
+		req[0] = b > INT_MAX ? INT_MAX : (int)b;
+	} else if (aim == 3) {
+		/*
+		 * max alone, one above the bound of rule b (at it only now
+		 * and then: a child at its parent's divisor keeps the usage
+		 * of rule d below children_max for good).
+		 */
+		b = (long long)par->div + (rnd(m, 4) > 0);
+		given[1] = true;
+		req[1] = b > INT_MAX ? INT_MAX : (int)b;
+	} else {
+		for (f = 0; f < 3; f++) {
+			if (!((mask >> f) & 1))
+				continue;
+			given[f] = true;
+			if (small)
+				req[f] = valid ? gen_valid(m, gi, f, req[0]) :
+					 (int)rnd_range(m, -4, 12);
+			else
+				req[f] = valid ? gen_valid(m, gi, f, req[0]) :
+					 gen_value(m, gi, f, req[0]);
+			if (small && valid && req[f] > 12)
+				req[f] %= 13;
+		}
 	}
 	format_write(m, req, given, w, sizeof(w));
 	want = model_write(m, gi, req);
@@ -732,6 +823,9 @@ FIXTURE_VARIANT_ADD(model, seed_3) { .seed = 0xc0ffee11, .ops = 260 };
 
 FIXTURE_SETUP(model)
 {
+	/* Our sleeping children die with us, and we with the harness. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	rg_remove_all_groups();
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
@@ -755,14 +849,25 @@ FIXTURE_TEARDOWN(model)
 
 /*
  * The seed of a variant (or RG_MODEL_SEED for the first one; 0: skip)
- * and its number of operations (or RG_MODEL_OPS).
+ * and its number of operations (or RG_MODEL_OPS; -1 if that is not a
+ * number >= 1). *fixed (unless NULL): neither is set, the run is the
+ * variant's own.
  */
-static unsigned long long pick_seed(unsigned long long seed, int *ops)
+static unsigned long long pick_seed(unsigned long long seed, int *ops,
+				    bool *fixed)
 {
 	const char *s = getenv("RG_MODEL_SEED"), *n = getenv("RG_MODEL_OPS");
+	char *end;
+	long v;
 
-	if (n)
-		*ops = atoi(n);
+	if (fixed)
+		*fixed = !s && !n;
+	if (n) {
+		errno = 0;
+		v = strtol(n, &end, 10);
+		*ops = errno || end == n || *end || v < 1 || v > INT_MAX ?
+		       -1 : (int)v;
+	}
 	if (!s)
 		return seed;
 	return seed == FIRST_SEED ? strtoull(s, NULL, 0) : 0;
@@ -774,6 +879,9 @@ static void log_reach(struct __test_metadata *_metadata, struct model *m)
 	TH_LOG("shares writes: %d accepted; refused by rule a %d, b %d, c %d, d %d, e %d, f %d",
 	       m->accepted, m->rejected[0], m->rejected[1], m->rejected[2],
 	       m->rejected[3], m->rejected[4], m->rejected[5]);
+	TH_LOG("by that rule alone: a %d, b %d, c %d, d %d (< 1) + %d (< usage), e %d, f %d",
+	       m->only[RA], m->only[RB], m->only[RC], m->only[RD_ONE],
+	       m->only[RD_USAGE], m->only[RE], m->only[RF]);
 	TH_LOG("%ld amounts checked whose product needed over 31 bits", m->wide);
 }
 
@@ -789,17 +897,19 @@ static double now(void)
  * mkdir, rmdir, shares writes of every value class (root too) and
  * total_numtasks writes; the whole state read back after each.
  */
-TEST_F_TIMEOUT(model, shares_and_amounts, 120)
+TEST_F_TIMEOUT(model, shares_and_amounts, 90)
 {
 	struct model *m = &self->m;
 	int ops, i, r = 0, counts[4] = { 0 };
 	unsigned long long seed;
 	double t0 = now();
+	bool fixed;
 
 	ops = variant->ops;
-	seed = pick_seed(variant->seed, &ops);
+	seed = pick_seed(variant->seed, &ops, &fixed);
 	if (!seed)
 		SKIP(return, "RG_MODEL_SEED replays the first variant only");
+	ASSERT_LT(0, ops) TH_LOG("RG_MODEL_OPS must be a number >= 1");
 	model_init(m, seed, false);
 	TH_LOG("seed 0x%llx, %d operations", seed, ops);
 	ASSERT_EQ(0, check_state(m)) TH_LOG("%s", m->why);
@@ -808,8 +918,9 @@ TEST_F_TIMEOUT(model, shares_and_amounts, 120)
 
 		logf_(m, "%d: ", i);
 		if (k < 18) {
+			/* One in six under the deepest group: EMLINK too. */
+			gi = rnd(m, 6) ? pick_group(m, true) : deepest(m);
 			/* Full: only the refused kind of mkdir. */
-			gi = pick_group(m, true);
 			if (ngroups(m) >= MAXG - 1 && m->g[gi].depth < MAX_DEPTH) {
 				logf_(m, "(model full)\n");
 				continue;
@@ -847,17 +958,34 @@ TEST_F_TIMEOUT(model, shares_and_amounts, 120)
 	       i, counts[0], counts[1], counts[2], counts[3]);
 	TH_LOG("%d groups at the end, %.1f s", ngroups(m), now() - t0);
 	log_reach(_metadata, m);
-	EXPECT_EQ(0, r);
+	TH_LOG("%d mkdir one level too deep", m->emlink);
+	ASSERT_EQ(0, r);
+	if (!fixed)
+		return;
+	/*
+	 * The seeds are fixed, so is what they reach: a write that each
+	 * condition of rule 4 refuses on its own (a kernel without that
+	 * check would take it), and a mkdir too deep.
+	 */
+	for (i = 0; i < NRULES; i++) {
+		EXPECT_LT(0, m->only[i])
+			TH_LOG("no write refused by rule %s alone",
+			       rule_name[i]);
+	}
+	EXPECT_LT(0, m->emlink);
 }
 
 /* Fork a sleeping child, in our group now; 0 or -errno. */
 static int add_kid(int gi)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
 		for (;;)
 			pause();
 	}
@@ -955,12 +1083,51 @@ static void op_kill(struct model *m, int k)
 #define FORK_TOTAL	100000
 
 /*
+ * The same on every seed, in the tree below (limit 12 and guarantee 12
+ * for a, guarantee 4 for a/x and 3 for a/y): forks into a/y until a's
+ * effective use is full (a/x's unused guarantee counts), and two more,
+ * refused at a; those children moved into a itself, which takes a above
+ * its limit, and a fork into a/x, within a/x's guarantee (a's effective
+ * use stays as it is), refused at a too. Then they are killed. 0, or -1
+ * on a divergence.
+ */
+static int fixed_forks(struct model *m, int a, int ax, int ay)
+{
+	int i, r = 0;
+
+	for (i = 0; i < 9 && !r; i++) {
+		logf_(m, "fixed: ");
+		r = op_fork(m, ay);
+		if (!r)
+			r = check_state(m);
+	}
+	for (i = kids.n - 1; i >= 0 && !r; i--) {
+		logf_(m, "fixed: ");
+		r = op_move(m, i, a);
+		if (!r)
+			r = check_state(m);
+	}
+	if (!r) {
+		logf_(m, "fixed: ");
+		r = op_fork(m, ax);
+		if (!r)
+			r = check_state(m);
+	}
+	while (kids.n && !r) {
+		logf_(m, "fixed: ");
+		op_kill(m, kids.n - 1);
+		r = check_state(m);
+	}
+	return r;
+}
+
+/*
  * total_numtasks 100000 and the root's divisor 100000: a root child's
  * max_shares is a number of tasks. A small tree; forks into random
  * groups, moves, kills, small shares writes, and rmdir (tasks go to the
  * parent) and mkdir again.
  */
-TEST_F_TIMEOUT(model, forks_follow_effective_use, 150)
+TEST_F_TIMEOUT(model, forks_follow_effective_use, 60)
 {
 	/* a, a/x, a/y, a/x/p, b, b/z, a/x/p/q: each one's parent in idx[] */
 	static const int tree[] = { 0, 1, 1, 2, 0, 5, 4 };
@@ -978,9 +1145,10 @@ TEST_F_TIMEOUT(model, forks_follow_effective_use, 150)
 	double t0 = now();
 
 	ops = variant->ops / 2;
-	seed = pick_seed(variant->seed, &ops);
+	seed = pick_seed(variant->seed, &ops, NULL);
 	if (!seed)
 		SKIP(return, "RG_MODEL_SEED replays the first variant only");
+	ASSERT_LT(0, ops) TH_LOG("RG_MODEL_OPS must be a number >= 1");
 	model_init(m, seed ^ 0xf0f0f0f0f0ULL, true);
 	TH_LOG("seed 0x%llx, %d operations", seed, ops);
 	ASSERT_EQ(0, rg_write(TOTAL, "100000"));
@@ -1001,6 +1169,14 @@ TEST_F_TIMEOUT(model, forks_follow_effective_use, 150)
 		ASSERT_EQ(0, rg_set(m->g[idx[i]].path, "shares", w));
 	}
 	ASSERT_EQ(0, check_state(m)) TH_LOG("%s", m->why);
+	r = fixed_forks(m, idx[1], idx[2], idx[3]);
+	if (r)
+		dump_log(m);
+	ASSERT_EQ(0, r) TH_LOG("the fixed forks: %s", m->why);
+	/* Whatever the seed: refusals at an ancestor, with and without a raise. */
+	ASSERT_LT(0, m->forks_refused);
+	ASSERT_LT(0, m->refused_above);
+	ASSERT_LT(0, m->refused_no_raise);
 	for (i = 0; i < ops && !r; i++) {
 		int k = rnd(m, 100), gi;
 
@@ -1019,7 +1195,10 @@ TEST_F_TIMEOUT(model, forks_follow_effective_use, 150)
 				logf_(m, "(no child)\n");
 				continue;
 			}
-			r = op_move(m, rnd(m, kids.n), pick_group(m, true));
+			/* One draw after the other: the same on every compiler. */
+			k = rnd(m, kids.n);
+			gi = pick_group(m, true);
+			r = op_move(m, k, gi);
 			counts[1]++;
 		} else if (k < 85) {
 			gi = pick_group(m, false);
