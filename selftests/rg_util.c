@@ -96,6 +96,22 @@ int rg_stall_wait(int point)
 	return -1;
 }
 
+void rg_stall_release(void)
+{
+	if (!rg_module_loaded("rg_fork_stall"))
+		return;
+	rg_write(RG_STALL_PARAM "hold", "0");
+	rg_write(RG_STALL_PARAM "stall_lock", "0");
+	rg_write(RG_STALL_PARAM "half_write", "0");
+}
+
+void rg_stall_unload(void)
+{
+	rg_stall_release();
+	if (rg_module_loaded("rg_fork_stall"))
+		rg_rmmod("rg_fork_stall");
+}
+
 ssize_t rg_read(const char *path, char *buf, size_t size)
 {
 	ssize_t n, len = 0;

@@ -37,6 +37,10 @@ void rg_unload_all(void);
 int rg_stall_get(const char *name);
 /* Wait up to 20 s until a task waits at @point; 0, or -1. */
 int rg_stall_wait(int point);
+/* If it is loaded: let every held call go on, and disarm every hold. */
+void rg_stall_release(void);
+/* If it is loaded: rg_stall_release(), then unload it. */
+void rg_stall_unload(void);
 
 /* Read a whole file into buf (NUL-terminated); length or -errno. */
 ssize_t rg_read(const char *path, char *buf, size_t size);

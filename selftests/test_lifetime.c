@@ -172,9 +172,7 @@ FIXTURE_SETUP(straddle)
 FIXTURE_TEARDOWN(straddle)
 {
 	/* Let a held call go before anything it runs in can go away. */
-	rg_write(RG_STALL_PARAM "hold", "0");
-	rg_write(RG_STALL_PARAM "stall_lock", "0");
-	rg_write(RG_STALL_PARAM "half_write", "0");
+	rg_stall_release();
 	if (self->child > 0)
 		kill(self->child, SIGKILL);
 	if (self->forker > 0)
@@ -182,7 +180,7 @@ FIXTURE_TEARDOWN(straddle)
 	if (self->from_forker >= 0)
 		close(self->from_forker);
 	rg_unload_all();
-	rg_rmmod("rg_fork_stall");
+	rg_stall_unload();
 }
 
 /*

@@ -885,6 +885,18 @@ static void log_reach(struct __test_metadata *_metadata, struct model *m)
 	TH_LOG("%ld amounts checked whose product needed over 31 bits", m->wide);
 }
 
+/* After the random operations: the log and where @r (0: none) diverged. */
+static void log_divergence(struct __test_metadata *_metadata,
+			   struct model *m, unsigned long long seed, int i,
+			   int r)
+{
+	if (!r)
+		return;
+	dump_log(m);
+	TH_LOG("seed 0x%llx diverged at operation %d: %s", seed, i - 1,
+	       m->why);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -949,11 +961,7 @@ TEST_F_TIMEOUT(model, shares_and_amounts, 90)
 		if (!r)
 			r = check_state(m);
 	}
-	if (r) {
-		dump_log(m);
-		TH_LOG("seed 0x%llx diverged at operation %d: %s",
-		       seed, i - 1, m->why);
-	}
+	log_divergence(_metadata, m, seed, i, r);
 	TH_LOG("%d operations (%d mkdir, %d rmdir, %d shares writes, %d total_numtasks writes)",
 	       i, counts[0], counts[1], counts[2], counts[3]);
 	TH_LOG("%d groups at the end, %.1f s", ngroups(m), now() - t0);
@@ -1234,11 +1242,7 @@ TEST_F_TIMEOUT(model, forks_follow_effective_use, 60)
 		if (!r)
 			r = check_state(m);
 	}
-	if (r) {
-		dump_log(m);
-		TH_LOG("seed 0x%llx diverged at operation %d: %s",
-		       seed, i - 1, m->why);
-	}
+	log_divergence(_metadata, m, seed, i, r);
 	TH_LOG("%d operations (%d forks, %d moves, %d shares writes, %d kills, %d rmdir, %d mkdir)",
 	       i, counts[0], counts[1], counts[2], counts[3], counts[4],
 	       counts[5]);

@@ -38,18 +38,10 @@ FIXTURE(nt) {
 	int unused;
 };
 
-/* What a killed test (no teardown) may have left: a held write let go. */
-static void nt_unload_stall(void)
-{
-	if (!rg_module_loaded("rg_fork_stall"))
-		return;
-	rg_write(RG_STALL_PARAM "half_write", "0");
-	rg_rmmod("rg_fork_stall");
-}
-
 FIXTURE_SETUP(nt)
 {
-	nt_unload_stall();
+	/* What a killed test (no teardown) may have left. */
+	rg_stall_unload();
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
@@ -65,8 +57,7 @@ FIXTURE_TEARDOWN(nt)
 	int i;
 
 	/* A held shares write goes on before its writer is killed. */
-	if (rg_module_loaded("rg_fork_stall"))
-		rg_write(RG_STALL_PARAM "half_write", "0");
+	rg_stall_release();
 	for (i = 0; i < kids.n; i++)
 		if (kids.pid[i] > 0)
 			rg_kill(kids.pid[i]);
@@ -75,7 +66,7 @@ FIXTURE_TEARDOWN(nt)
 	rg_unload_all();
 	if (rg_module_loaded("rg_kthread"))
 		rg_rmmod("rg_kthread");
-	nt_unload_stall();
+	rg_stall_unload();
 }
 
 #define NT(g, key)	rg_get(g, "stats", "numtasks", key)

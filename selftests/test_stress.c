@@ -541,6 +541,20 @@ static void tap(int ok, const char *name, const char *why)
 	fflush(stdout);
 }
 
+/* Load module @name from @ko unless it is loaded; TAP @test: is it now? */
+static void tap_loaded(const char *name, const char *ko, const char *test)
+{
+	char why[64] = "";
+	int ret = 0;
+
+	if (!rg_module_loaded(name))
+		ret = rg_insmod(ko, NULL);
+	if (ret)
+		snprintf(why, sizeof(why), "insmod %s: %s", name,
+			 strerror(-ret));
+	tap(!ret && rg_module_loaded(name), test, why);
+}
+
 int main(void)
 {
 	static const struct {
@@ -662,14 +676,7 @@ int main(void)
 	 * Every group gets the default shares (no ceiling) at cpu.ko's load:
 	 * the removal at the end goes through its per-group clean-up too.
 	 */
-	why[0] = '\0';
-	if (!rg_module_loaded("cpu")) {
-		ret = rg_insmod(CPU_KO, NULL);
-		if (ret)
-			snprintf(why, sizeof(why), "insmod cpu: %s",
-				 strerror(-ret));
-	}
-	tap(!why[0] && rg_module_loaded("cpu"), "cpu_loaded_again", why);
+	tap_loaded("cpu", CPU_KO, "cpu_loaded_again");
 
 	for (i = 0; i < NKINDS; i++)
 		printf("# %-22s %8ld done, %8ld refused as expected\n",
@@ -685,15 +692,7 @@ int main(void)
 	tap(!why[0], "every_kind_of_operation_succeeded", why);
 
 	/* Counted incrementally since its last load: leave it loaded. */
-	why[0] = '\0';
-	if (!rg_module_loaded("numtasks")) {
-		i = rg_insmod(NT_KO, NULL);
-		if (i)
-			snprintf(why, sizeof(why), "insmod numtasks: %s",
-				 strerror(-i));
-	}
-	tap(!why[0] && rg_module_loaded("numtasks"), "numtasks_loaded_again",
-	    why);
+	tap_loaded("numtasks", NT_KO, "numtasks_loaded_again");
 	/* Kernel threads come and go: a lost task stays lost, retry. */
 	for (tries = 0; tries < 10; tries++) {
 		bad = (char *)check_accounting(why, sizeof(why));
