@@ -27,6 +27,23 @@ static const char *rg_top(void)
 	return top ? top : "..";
 }
 
+int rg_quick(void)
+{
+	const char *tier = getenv("RG_TIER");
+
+	if (!tier || !*tier || !strcmp(tier, "full"))
+		return 0;
+	if (!strcmp(tier, "quick"))
+		return 1;
+	fprintf(stderr, "RG_TIER='%s': expected quick or full\n", tier);
+	exit(2);
+}
+
+long rg_scaled(long full, long quick)
+{
+	return rg_quick() ? quick : full;
+}
+
 int rg_open_module(const char *path)
 {
 	char full[PATH_MAX];

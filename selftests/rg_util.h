@@ -16,6 +16,15 @@
 
 #define RG_ROOT "/sys/kernel/config/res_groups"
 
+/*
+ * The test tier (RG_TIER in the environment): 1 for "quick" (make check:
+ * long tests scaled down), 0 for "full" or unset (make check-full, and a
+ * test run by hand). Any other value is a usage error: the test exits 2.
+ */
+int rg_quick(void);
+/* full in the full tier, quick in the quick one. */
+long rg_scaled(long full, long quick);
+
 /* Open REPO/<path> for finit_module(); an fd or -1 (errno set). */
 int rg_open_module(const char *path);
 /* Load REPO/<path> with params; 0 or -errno. */
