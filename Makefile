@@ -3,7 +3,11 @@
 #
 #   make          kernel (debug), modules, selftests and tools/rgctl
 #   make run      interactive guest with the modules built
-#   make check    all tests in one debug guest boot; ends "N passed, N failed"
+#   make check    the quick tier (about 5 minutes with the kernels cached):
+#                 every test file, long ones scaled down, in one debug guest
+#                 boot, and the harness's self-tests; ends "N passed, N failed"
+#   make check-full  everything at full size, plus the boots and guests the
+#                 quick tier leaves out (what CI runs; about 30 minutes)
 #   make stress   the stress run alone, STRESS_SECONDS (default 60) long;
 #                 KCSAN=1: on the KCSAN kernel, after the concurrency tests
 #   make bench    benchmarks (release kernel); writes bench/results.json
@@ -19,7 +23,7 @@ KCSAN_TESTS ?= test_members test_numtasks test_lifetime test_races test_cpu \
 	       test_stress
 KBUILD_FLAGS = W=1
 
-.PHONY: all deps kernel modules selftests rgctl run check stress bench profile clean \
+.PHONY: all deps kernel modules selftests rgctl run check check-full stress bench profile clean \
 	sparse checkpatch
 
 all: modules selftests rgctl
@@ -43,7 +47,10 @@ run: all
 	qemu/run --$(FLAVOR)
 
 check: all
-	qemu/check
+	qemu/check quick
+
+check-full: all
+	qemu/check full
 
 ifeq ($(FLAVOR),kcsan)
 # The detector's own check first: a data race planted in a module of ours

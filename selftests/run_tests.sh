@@ -7,31 +7,55 @@
 #
 # run_tests.sh --budget TEST...: prints the seconds the run may take at
 # most (the sum of the per-test timeouts, plus the KUnit modules'), so
-# that the guest's timeout can be set above it.
+# that the guest's timeout can be set above it. --budget-of TEST prints
+# TEST's budget and the sum of its cases' own timeouts (the budget is
+# never below that sum).
 #
 # RG_KUNIT: the KUnit modules ("path [params]" separated by ";"), default
 # module/res_groups_kunit.ko. RG_TEST_TIMEOUT: per-test seconds (300).
+# RG_RUN_ONE: the program that runs one test (./rg_run_one).
 cd "$(dirname "$0")" || exit 1
 export RG_TOP=${RG_TOP:-$(cd .. && pwd)}
 RG_KUNIT=${RG_KUNIT-module/res_groups_kunit.ko}
 kunit_timeout=60
 
+# case_timeouts FILE.c: the sum of its test cases' timeouts, as the
+# kselftest harness gives them (TEST_F_TIMEOUT's, else 30 s), each case
+# counted once per variant of its fixture.
+case_timeouts() {
+	[ -f "$1" ] || { echo 0; return; }
+	awk '
+	function arg(s, i) { split(s, a, /[(),]/); gsub(/ /, "", a[i]); return a[i] }
+	FNR == NR && /^FIXTURE_VARIANT_ADD\(/ { variants[arg($0, 2)]++; next }
+	FNR == NR { next }
+	/^(TEST|TEST_SIGNAL)\(/ { sum += 30 }
+	/^(TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/ {
+		f = arg($0, 2); v = (f in variants) ? variants[f] : 1
+		t = /^TEST_F_TIMEOUT\(/ ? arg($0, 4) + 0 : 30
+		sum += t * v
+	}
+	END { print sum + 0 }' "$1" "$1"
+}
+
 budget() {	# budget TEST: its timeout in seconds
+	local own sum
 	case "$1" in
 	# Past its length: 120 s each for stress-ng and the storms' orphans,
 	# and 30 s to reap the orphans it had to kill.
-	test_stress) echo $((${STRESS_SECONDS:-30} + 420)) ;;
-	# Above its 10k-thread test's own 600 s.
-	test_members) echo 900 ;;
-	# Its two members-cut tests may take up to 150 s each.
-	test_races) echo 600 ;;
-	# Its straddle tests may take up to 150, 150 and 120 s.
-	test_lifetime) echo 720 ;;
-	test_model) echo 480 ;;
-	*) echo "${RG_TEST_TIMEOUT:-300}" ;;
+	test_stress) own=$((${STRESS_SECONDS:-30} + 420)) ;;
+	*) own=${RG_TEST_TIMEOUT:-300} ;;
 	esac
+	# Never less than its cases' own timeouts together, plus a minute
+	# for the harness's forks and the fixtures' setup and teardown.
+	sum=$(case_timeouts "$1.c")
+	[ "$sum" = 0 ] || sum=$((sum + 60))
+	echo $((own > sum ? own : sum))
 }
 
+if [ "${1:-}" = --budget-of ]; then
+	echo "$(budget "$2") $(case_timeouts "$2.c")"
+	exit 0
+fi
 if [ "${1:-}" = --budget ]; then
 	shift
 	total=0
@@ -42,6 +66,9 @@ if [ "${1:-}" = --budget ]; then
 	echo $((total + ${#kos[@]} * kunit_timeout))
 	exit 0
 fi
+
+rg_run_one=${RG_RUN_ONE:-./rg_run_one}
+[ -x "$rg_run_one" ] || { echo "Bail out! $rg_run_one is not built (make -C selftests)"; exit 1; }
 
 pass=0 fail=0 skip=0
 failure() {	# failure MESSAGE: one failed test of the runner's own
@@ -58,6 +85,10 @@ tap_check() {
 	f=$(grep -acE '^not ok [0-9]+ ' "$file")
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	n=$((p + f + s))
+	# Each skip by name: the harness fails the ones its tier does not
+	# expect (selftests/expected).
+	grep -aE '^ok [0-9]+ .*# SKIP' "$file" |
+		sed -E "s/^ok [0-9]+ ([^ ]*).*/# skipped: $name:\1/"
 	plan=$(grep -aE '^1\.\.[0-9]+' "$file" | head -n 1 | sed -E 's/^1\.\.([0-9]+).*/\1/')
 	if [ "$status" = 124 ]; then
 		failure "$name timed out"
@@ -78,19 +109,16 @@ tap_check() {
 for t in "$@"; do
 	out=$(mktemp)
 	start=$SECONDS
-	# The test's own process group (timeout leads it, and kills the
-	# whole of it on a timeout); its output streamed from the file, not
-	# a pipe that a process the test left behind would hold open.
-	timeout -k 10 "$(budget "$t")" "./$t" < /dev/null > "$out" 2>&1 &
+	# rg_run_one kills the test at its timeout, and then whatever it
+	# left behind, wherever that went (its own process group, a new
+	# session, a double fork: the runner is their subreaper); its output
+	# streamed from the file, not a pipe that a process the test left
+	# behind would hold open.
+	"$rg_run_one" "$(budget "$t")" "$t" "./$t" < /dev/null > "$out" 2>&1 &
 	tpid=$!
-	tail -n +1 -f --pid="$tpid" "$out"
+	tail -s 0.2 -n +1 -f --pid="$tpid" "$out"
 	wait "$tpid"
 	status=$?
-	left=$(pgrep -g "$tpid" | wc -l)
-	if [ "$left" -gt 0 ]; then
-		echo "# $t left $left processes behind: killed"
-		kill -9 -- "-$tpid" 2>/dev/null
-	fi
 	echo "# $t took $((SECONDS - start)) s, exit status $status"
 	tap_check "$t" "$out" "$status"
 	rm -f "$out"

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rg_run_one SECONDS NAME COMMAND [ARGS...]: the selftest runner's way to
+ * run one test file. It runs COMMAND as its child and returns:
+ *   124        COMMAND was still running after SECONDS (killed);
+ *   128 + sig  COMMAND was killed by a signal;
+ *   otherwise  COMMAND's exit status.
+ * Whatever COMMAND leaves behind dies with it: this process is a child
+ * subreaper (PR_SET_CHILD_SUBREAPER), so every descendant whose parent
+ * exits becomes its child, whatever process group or session it put
+ * itself in (the kselftest harness runs each test in a process group of
+ * its own, out of reach of timeout(1) and of pgrep -g). Once COMMAND has
+ * ended, or at the timeout, every remaining descendant is sent SIGKILL
+ * and reaped, and a line "# NAME left N processes behind: killed" says
+ * how many there were.
+ *
+ * At the timeout COMMAND gets SIGTERM, then after 10 s SIGKILL with the
+ * rest (as timeout -k 10 did).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The children killed so far, each counted once. */
+static pid_t *killed;
+static int nr_killed, max_killed;
+
+static void count_killed(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < nr_killed; i++)
+		if (killed[i] == pid)
+			return;
+	if (nr_killed == max_killed) {
+		pid_t *k = realloc(killed, (max_killed * 2 + 64) * sizeof(*k));
+
+		if (!k)
+			return;
+		killed = k;
+		max_killed = max_killed * 2 + 64;
+	}
+	killed[nr_killed++] = pid;
+}
+
+/*
+ * SIGKILL every child of ours (the only descendants left: see above);
+ * how many there were.
+ */
+static int kill_children(void)
+{
+	pid_t self = getpid();
+	struct dirent *d;
+	int n = 0;
+	DIR *proc;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return 0;
+	while ((d = readdir(proc))) {
+		char path[300], buf[512], *p;
+		FILE *f;
+		int ppid;
+
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		/* The command name may hold anything: parse after its ')'. */
+		p = p ? strrchr(buf, ')') : NULL;
+		if (!p || sscanf(p, ") %*c %d", &ppid) != 1 || ppid != self)
+			continue;
+		if (!kill(atoi(d->d_name), SIGKILL)) {
+			count_killed(atoi(d->d_name));
+			n++;
+		}
+	}
+	closedir(proc);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	int status = 0, wstatus, timed_out = 0;
+	double deadline, kill_at = 0;
+	pid_t child, pid;
+
+	if (argc < 4 || atoi(argv[1]) <= 0) {
+		fprintf(stderr, "usage: rg_run_one SECONDS NAME COMMAND [ARGS...]\n");
+		return 2;
+	}
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1)) {
+		perror("rg_run_one: PR_SET_CHILD_SUBREAPER");
+		return 2;
+	}
+	deadline = now() + atoi(argv[1]);
+	child = fork();
+	if (child < 0) {
+		perror("rg_run_one: fork");
+		return 2;
+	}
+	if (!child) {
+		execv(argv[3], argv + 3);
+		perror("rg_run_one: exec");
+		_exit(127);
+	}
+
+	/* Wait for COMMAND, polling so that the deadline is kept. */
+	for (;;) {
+		pid = waitpid(child, &wstatus, WNOHANG);
+		if (pid == child)
+			break;
+		if (pid < 0 && errno != EINTR) {
+			perror("rg_run_one: waitpid");
+			return 2;
+		}
+		/* Reap orphans as they come: they would be zombies meanwhile. */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (!timed_out && now() >= deadline) {
+			timed_out = 1;
+			kill(child, SIGTERM);
+			kill_at = now() + 10;
+		} else if (timed_out && now() >= kill_at) {
+			kill(child, SIGKILL);
+		}
+		usleep(20000);
+	}
+	if (timed_out)
+		status = 124;
+	else if (WIFSIGNALED(wstatus))
+		status = 128 + WTERMSIG(wstatus);
+	else
+		status = WEXITSTATUS(wstatus);
+
+	/* Everything COMMAND left behind: killed, reaped, counted. */
+	deadline = now() + 60;
+	for (;;) {
+		kill_children();
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
+			break;
+		if (now() > deadline) {
+			printf("# %s: descendants still not reaped after 60 s\n", argv[2]);
+			status = status ? status : 1;
+			break;
+		}
+		usleep(20000);
+	}
+	if (nr_killed)
+		printf("# %s left %d processes behind: killed\n", argv[2], nr_killed);
+	return status;
+}
