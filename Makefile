@@ -50,6 +50,7 @@ check: all
 	qemu/check quick
 
 check-full: all
+	@qemu/deps full
 	qemu/check full
 
 ifeq ($(FLAVOR),kcsan)
