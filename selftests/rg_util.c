@@ -228,13 +228,16 @@ int rg_is_member(const char *group, pid_t pid)
 {
 	char p[PATH_MAX], *buf, *line, *save;
 	size_t size = 1 << 20;
+	ssize_t len;
 	int found = 0;
 
 	buf = malloc(size);
-	if (!buf || rg_read(rg_path(p, sizeof(p), group, "members"), buf,
-			    size) < 0) {
+	if (!buf)
+		return -ENOMEM;
+	len = rg_read(rg_path(p, sizeof(p), group, "members"), buf, size);
+	if (len < 0 || (size_t)len >= size - 1) {
 		free(buf);
-		return 0;
+		return len < 0 ? (int)len : -ENOSPC;
 	}
 	for (line = strtok_r(buf, "\n", &save); line && !found;
 	     line = strtok_r(NULL, "\n", &save))

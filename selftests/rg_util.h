@@ -71,7 +71,11 @@ int rg_rmdir(const char *group);
 void rg_remove_all_groups(void);
 /* Write "pid\n" to the group's members; 0 or -errno. */
 int rg_move(const char *group, pid_t pid);
-/* 1 if pid is listed in the group's members. */
+/*
+ * 1 if pid is listed in the group's members, 0 if not, -errno if the file
+ * cannot be read whole (-ENOSPC: longer than 1 MiB). Compare with 1 or 0,
+ * never as a truth value: a failed read is neither.
+ */
 int rg_is_member(const char *group, pid_t pid);
 /*
  * The value of key in the line of controller res in the group's file

@@ -62,11 +62,11 @@ TEST_F(members, moved_task_is_listed_in_its_new_group_only)
 {
 	pid_t pid = rg_sleeper();
 
-	ASSERT_TRUE(rg_is_member("", pid));
+	ASSERT_EQ(1, rg_is_member("", pid));
 	ASSERT_EQ(0, rg_move("a", pid));
-	EXPECT_TRUE(rg_is_member("a", pid));
-	EXPECT_FALSE(rg_is_member("", pid));
-	EXPECT_FALSE(rg_is_member("b", pid));
+	EXPECT_EQ(1, rg_is_member("a", pid));
+	EXPECT_EQ(0, rg_is_member("", pid));
+	EXPECT_EQ(0, rg_is_member("b", pid));
 	EXPECT_EQ(1, rg_get("a", "stats", "test", "tasks"));
 	EXPECT_EQ(1, rg_get("a", "stats", "test", "move_in"));
 	rg_kill(pid);
@@ -90,7 +90,7 @@ TEST_F(members, write_accepts_whitespace_around_pid)
 
 	snprintf(s, sizeof(s), "  %d\x20\n", pid);
 	EXPECT_EQ(0, rg_set("a", "members", s));
-	EXPECT_TRUE(rg_is_member("a", pid));
+	EXPECT_EQ(1, rg_is_member("a", pid));
 	rg_kill(pid);
 }
 
@@ -230,12 +230,12 @@ TEST_F(members, zombie_stays_until_reaped)
 		ASSERT_EQ(0, waitid(P_PID, pid, &si, WEXITED | WNOWAIT));
 		ASSERT_EQ(0, si.si_status);
 	}
-	EXPECT_TRUE(rg_is_member("a", pid));
+	EXPECT_EQ(1, rg_is_member("a", pid));
 	EXPECT_EQ(1, rg_get("a", "stats", "test", "tasks"));
 	/* An exiting task cannot be moved. */
 	EXPECT_EQ(-ESRCH, rg_move("b", pid));
 	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	EXPECT_FALSE(rg_is_member("a", pid));
+	EXPECT_EQ(0, rg_is_member("a", pid));
 	EXPECT_EQ(0, rg_get("a", "stats", "test", "tasks"));
 	EXPECT_EQ(1, rg_get("a", "stats", "test", "exit"));
 }

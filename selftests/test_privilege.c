@@ -186,11 +186,11 @@ static int move_own_task_within_d(pid_t unused)
 	pid_t own = rg_sleeper();
 	int ret = 0;
 
-	if (rg_move("d/x", own) || !rg_is_member("d/x", own))
+	if (rg_move("d/x", own) || rg_is_member("d/x", own) != 1)
 		ret = 1;
-	else if (rg_move("d/y", own) || !rg_is_member("d/y", own))
+	else if (rg_move("d/y", own) || rg_is_member("d/y", own) != 1)
 		ret = 2;
-	else if (rg_move("d", own) || !rg_is_member("d", own))
+	else if (rg_move("d", own) || rg_is_member("d", own) != 1)
 		ret = 3;
 	rg_kill(own);
 	return ret;
@@ -205,7 +205,7 @@ TEST_F(priv, delegated_user_moves_own_tasks_only)
 	EXPECT_EQ(1, as_user(NO_CAP, move_to_b, self->root_task));
 	ASSERT_EQ(0, state(self->after));
 	EXPECT_STREQ(self->before, self->after);
-	EXPECT_TRUE(rg_is_member("d", self->root_task));
+	EXPECT_EQ(1, rg_is_member("d", self->root_task));
 	EXPECT_EQ(0, as_user(NO_CAP, move_own_task_within_d, 0));
 	rg_move("", getpid());
 }
@@ -220,7 +220,7 @@ static int leave_d(pid_t unused)
 		ret = 1;
 	else if (rg_move("b", own) != -EPERM)
 		ret = 2;
-	else if (!rg_is_member("d/x", own) || rg_is_member("b", own))
+	else if (rg_is_member("d/x", own) != 1 || rg_is_member("b", own) != 0)
 		ret = 3;
 	else if (rg_move("", own) != -EACCES)	/* root's members: 0644 */
 		ret = 4;
@@ -247,7 +247,7 @@ TEST_F(priv, cap_sys_nice_alone_moves_any_task)
 
 	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
 	EXPECT_EQ(0, as_user(CAP_SYS_NICE, move_to_b, self->root_task));
-	EXPECT_TRUE(rg_is_member("b", self->root_task));
+	EXPECT_EQ(1, rg_is_member("b", self->root_task));
 }
 
 TEST_F(priv, cap_sys_resource_alone_moves_any_task)
@@ -256,7 +256,7 @@ TEST_F(priv, cap_sys_resource_alone_moves_any_task)
 
 	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
 	EXPECT_EQ(0, as_user(CAP_SYS_RESOURCE, move_to_b, self->root_task));
-	EXPECT_TRUE(rg_is_member("b", self->root_task));
+	EXPECT_EQ(1, rg_is_member("b", self->root_task));
 }
 
 TEST_F(priv, other_capabilities_do_not_allow_a_move)
@@ -266,7 +266,7 @@ TEST_F(priv, other_capabilities_do_not_allow_a_move)
 	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
 	EXPECT_EQ(1, as_user(CAP_KILL, move_to_b, self->root_task));
 	EXPECT_EQ(1, as_user(CAP_SETUID, move_to_b, self->root_task));
-	EXPECT_TRUE(rg_is_member("a", self->root_task));
+	EXPECT_EQ(1, rg_is_member("a", self->root_task));
 }
 
 /*
@@ -340,9 +340,9 @@ TEST_F(priv, move_needs_the_tasks_real_uid_not_an_effective_one)
 	EXPECT_STREQ(self->before, self->after);
 	/* Allowed: the real uids match, whatever the effective ones. */
 	EXPECT_EQ(0, as_uids(USER, OTHER, move_to_b, real_user));
-	EXPECT_TRUE(rg_is_member("b", real_user));
+	EXPECT_EQ(1, rg_is_member("b", real_user));
 	EXPECT_EQ(0, as_uids(OTHER, USER, move_to_b, real_other));
-	EXPECT_TRUE(rg_is_member("b", real_other));
+	EXPECT_EQ(1, rg_is_member("b", real_other));
 	rg_kill(real_user);
 	rg_kill(real_other);
 }
@@ -395,7 +395,7 @@ TEST_F(priv, pid_namespace_sees_and_moves_by_its_own_pids)
 	EXPECT_EQ(3, rg_count_lines(buf)) TH_LOG("%s", buf);
 	snprintf(line, sizeof(line), "%d\n", init);
 	EXPECT_NE(NULL, strstr(buf, line));
-	EXPECT_TRUE(rg_is_member("a", self->root_task));
+	EXPECT_EQ(1, rg_is_member("a", self->root_task));
 	/* The write of the outside pid moved nothing. */
 	ASSERT_LE(0, rg_read(RG_ROOT "/b/members", buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
@@ -456,7 +456,7 @@ TEST_F(priv, moves_are_judged_by_the_opener_not_the_writer)
 	EXPECT_EQ(0, rg_exit_code(status));
 	ASSERT_EQ(0, state(self->after));
 	EXPECT_STREQ(self->before, self->after);
-	EXPECT_TRUE(rg_is_member("a", self->root_task));
+	EXPECT_EQ(1, rg_is_member("a", self->root_task));
 
 	/* Opened by root, written by a user without any capability. */
 	fd = open(rg_path(p, sizeof(p), "b", "members"), O_WRONLY);
@@ -469,7 +469,7 @@ TEST_F(priv, moves_are_judged_by_the_opener_not_the_writer)
 	close(fd);
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	EXPECT_EQ(0, rg_exit_code(status));
-	EXPECT_TRUE(rg_is_member("b", self->root_task));
+	EXPECT_EQ(1, rg_is_member("b", self->root_task));
 }
 
 TEST_HARNESS_MAIN
