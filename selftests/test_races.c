@@ -258,23 +258,30 @@ static int members_wellformed(const char *s, int *n)
 
 /*
  * members is never cut: while threads keep joining, every read lists at
- * least the threads that existed when it began, each pid once.
+ * least the threads that existed when it began, each pid once; and the
+ * reads saw the group grow.
  */
 TEST_F_TIMEOUT(races, members_read_while_the_group_grows_is_whole, 300)
 {
+	const int target = 3000;
+	int i, n = 0, before, first = -1;
 	pthread_t sp[2];
-	int i, n, before;
 
 	ASSERT_EQ(0, rg_move("a", getpid()));
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, pthread_create(&sp[i], NULL, spawner, NULL));
-	for (i = 0; i < 200 && atomic_load(&spawned) < 3000; i++) {
+	for (i = 0; i < 200 && atomic_load(&spawned) < target; i++) {
 		/* The leader and the two spawners are members too. */
 		before = atomic_load(&spawned) + 3;
 		ASSERT_LE(0, members_count("a", self->buf));
 		ASSERT_TRUE(members_wellformed(self->buf, &n));
 		ASSERT_LE(before, n) TH_LOG("read %d of at least %d", n, before);
+		if (first < 0)
+			first = n;
 	}
+	/* Read while it grew: from the first read to the last. */
+	EXPECT_LT(first, n) TH_LOG("%d reads, from %d to %d members", i,
+				   first, n);
 	atomic_store(&stop_spawning, 1);
 	for (i = 0; i < 2; i++)
 		pthread_join(sp[i], NULL);
@@ -314,6 +321,7 @@ static int move_fd(int fd, pid_t pid)
 
 #define CUT_BURST	250	/* past the old slack: 64 more pids of 12 bytes */
 #define CUT_MAX_STAY	1000
+#define CUT_HITS	3	/* bursts wholly inside a read, at least */
 
 /*
  * What the mover, the reader and the stayers share (MAP_SHARED). The
@@ -328,12 +336,14 @@ struct cut_shared {
 	atomic_int done;	/* bursts done */
 	atomic_int reads;
 	atomic_int hits;	/* reads with a whole burst inside */
+	atomic_int grown;	/* reads that list the whole burst */
 	atomic_int bad;
 	atomic_int nclaimed;	/* stayers that took a slot */
 	atomic_int nready;	/* stayers that stored their tid */
 	int nstay;
 	pid_t stay[CUT_MAX_STAY];
 	pid_t mark[2];
+	pid_t burst[CUT_BURST];
 	char first_bad[256];
 };
 
@@ -378,14 +388,16 @@ static void cut_stayers(struct cut_shared *sh)
 /*
  * Is the listing @s whole: positive pids, none twice, every stayer and
  * at least one marker? @got has room for every task there can be.
+ * @burst: how many of the burst it lists.
  */
 static int cut_whole(struct cut_shared *sh, const char *s, pid_t *got,
-		     int *n, char *why, size_t size)
+		     int *n, int *burst, char *why, size_t size)
 {
 	const int max = sh->nstay + CUT_BURST + 2;
 	int i, missing = 0, marks = 0;
 	char *end;
 
+	*burst = 0;
 	for (*n = 0; *s && *n < max; s = end + 1) {
 		got[*n] = strtol(s, &end, 10);
 		if (end == s || *end != '\n' || got[(*n)++] <= 0) {
@@ -409,6 +421,9 @@ static int cut_whole(struct cut_shared *sh, const char *s, pid_t *got,
 	for (i = 0; i < 2; i++)
 		marks += !!bsearch(&sh->mark[i], got, *n, sizeof(*got),
 				   cmp_pid);
+	for (i = 0; i < CUT_BURST; i++)
+		*burst += !!bsearch(&sh->burst[i], got, *n, sizeof(*got),
+				    cmp_pid);
 	snprintf(why, size, "%d pids listed: %d of %d stayers missing, %d of 2 markers",
 		 *n, missing, sh->nstay, marks);
 	return !missing && marks;
@@ -416,7 +431,8 @@ static int cut_whole(struct cut_shared *sh, const char *s, pid_t *got,
 
 /*
  * The reader: reads a's members until told to stop, and counts the reads
- * that are not whole, and those that a whole burst fell into. Right
+ * that are not whole, those that a whole burst fell into, and those that
+ * list the whole burst (the group grown by CUT_BURST). Right
  * before a read(2) it wakes the mover if the mover waits for one (@go),
  * and it keeps the shortest read's duration, so that the mover can aim
  * at the middle of a read.
@@ -425,7 +441,7 @@ static void cut_reader(struct cut_shared *sh, int go, char *buf)
 {
 	pid_t *got = malloc((sh->nstay + CUT_BURST + 2) * sizeof(*got));
 	char p[256], why[256];
-	int fd, n, begun;
+	int fd, n, begun, inside;
 	ssize_t len;
 	double t;
 	long ns;
@@ -453,10 +469,12 @@ static void cut_reader(struct cut_shared *sh, int go, char *buf)
 		buf[len] = '\0';
 		if (ns < atomic_load(&sh->read_ns))
 			atomic_store(&sh->read_ns, ns);
-		if (!cut_whole(sh, buf, got, &n, why, sizeof(why)) &&
+		if (!cut_whole(sh, buf, got, &n, &inside, why, sizeof(why)) &&
 		    atomic_fetch_add(&sh->bad, 1) == 0)
 			snprintf(sh->first_bad, sizeof(sh->first_bad), "%s",
 				 why);
+		if (inside == CUT_BURST)
+			atomic_fetch_add(&sh->grown, 1);
 		atomic_fetch_add(&sh->reads, 1);
 	}
 	_exit(0);
@@ -525,23 +543,25 @@ static pid_t cut_sleeper(void)
  * old read sized it, plus 64 pids of slack, before filling the buffer, and
  * a burst in between cut the markers off); 1000 make it longer than the
  * first buffer, so that bursts fall between the retries of a read.
- * @bursts at least, and more until 3 fell wholly inside a read (most
- * wake-ups land before or after one), within 150 s.
+ * @bursts at least, and more until CUT_HITS fell wholly inside a read
+ * (most wake-ups land before or after one) and as many reads listed a
+ * whole burst (the group did grow): within 150 s, or the test fails.
  */
 static void cut_run(struct __test_metadata *_metadata, char *buf, int nstay,
 		    int bursts)
 {
-	pid_t burst[CUT_BURST], stayers, reader;
+	pid_t *burst, stayers, reader;
 	int go[2], i, status, cycles = 0;
 	double end = now() + 150;
+	char p[256], c, shortest[32] = "10 ms or more";
 	struct timespec at = {};
 	struct cut_shared *sh;
-	char p[256], c;
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, sh);
 	cut.sh = sh;
+	burst = sh->burst;
 	atomic_store(&sh->read_ns, 10000000L);
 	sh->nstay = nstay;
 	stayers = fork();
@@ -579,8 +599,9 @@ static void cut_run(struct __test_metadata *_metadata, char *buf, int nstay,
 	ASSERT_LT(0, cut_track(reader));
 	/* A reader that dies ends the mover's wait (EOF). */
 	ASSERT_EQ(0, on_cpu0(SCHED_FIFO, 1));
-	/* At least @bursts, and on until 3 of them fell inside reads. */
-	while ((cycles < bursts || atomic_load(&sh->hits) < 3) && now() < end &&
+	/* At least @bursts, and on until CUT_HITS fell inside reads. */
+	while ((cycles < bursts || atomic_load(&sh->hits) < CUT_HITS ||
+		atomic_load(&sh->grown) < CUT_HITS) && now() < end &&
 	       !atomic_load(&sh->bad)) {
 		/* Wait for a read to begin, and wake up inside it. */
 		atomic_store(&sh->armed, 1);
@@ -612,18 +633,20 @@ static void cut_run(struct __test_metadata *_metadata, char *buf, int nstay,
 		TH_LOG("%d of %d reads cut, the first: %s", sh->bad, sh->reads,
 		       sh->first_bad);
 	if (atomic_load(&sh->read_ns) < 10000000L)
-		TH_LOG("%d bursts, %d reads, %d with a whole burst inside, the shortest %ld us",
-		       cycles, atomic_load(&sh->reads), atomic_load(&sh->hits),
-		       atomic_load(&sh->read_ns) / 1000);
-	else
-		TH_LOG("%d bursts, %d reads, %d with a whole burst inside, none under 10 ms",
-		       cycles, atomic_load(&sh->reads), atomic_load(&sh->hits));
+		snprintf(shortest, sizeof(shortest), "%ld us",
+			 atomic_load(&sh->read_ns) / 1000);
+	TH_LOG("%d bursts, %d reads, %d with a burst inside, %d listing one; shortest read %s",
+	       cycles, atomic_load(&sh->reads), atomic_load(&sh->hits),
+	       atomic_load(&sh->grown), shortest);
 	/*
 	 * Bursts must have fallen inside reads, or this proved nothing. (The
 	 * old read was cut in each of 5 runs, at the 2nd, 2nd, 3rd, 18th and
-	 * 46th burst.)
+	 * 46th burst.) And reads must have seen the group grow by a burst:
+	 * reads that never see one (a stale listing, moves that went
+	 * elsewhere) would pass every other check.
 	 */
-	EXPECT_LE(1, atomic_load(&sh->hits));
+	EXPECT_LE(CUT_HITS, atomic_load(&sh->hits));
+	EXPECT_LE(CUT_HITS, atomic_load(&sh->grown));
 	cut_cleanup();
 }
 
@@ -662,6 +685,7 @@ TEST_F(races, stats_longer_than_a_page_is_whole)
  */
 TEST_F_TIMEOUT(races, load_and_unload_while_forking_leave_no_task_out, 300)
 {
+	const int rounds = 15;
 	pid_t forker[2];
 	int round, i, missing;
 
@@ -671,7 +695,7 @@ TEST_F_TIMEOUT(races, load_and_unload_while_forking_leave_no_task_out, 300)
 		forker[i] = rg_fork_loop_start(NULL);
 		ASSERT_LT(0, forker[i]);
 	}
-	for (round = 0; round < 15; round++) {
+	for (round = 0; round < rounds; round++) {
 		ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 		/* The forker itself must be listed (its children come and go). */
 		for (i = 0, missing = 0; i < 2; i++)
