@@ -5,7 +5,10 @@
  * members and stats read while they grow, load and unload while tasks
  * fork. Each test ends by checking that every list and count agrees.
  *
- * RG_RACE_SECONDS sets how long the fork/move race runs (default 15).
+ * RG_RACE_SECONDS sets how long the fork/move race runs (default 15 s,
+ * 5 s in the quick tier, RG_TIER=quick). The quick tier also starts fewer
+ * threads, unloads fewer times and asks for fewer bursts (at least as many
+ * hits): the same checks, on less.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,7 +39,7 @@ static int race_seconds(void)
 {
 	const char *s = getenv("RG_RACE_SECONDS");
 
-	return s ? atoi(s) : 15;
+	return s ? atoi(s) : rg_scaled(15, 5);
 }
 
 static double now(void)
@@ -263,7 +266,7 @@ static int members_wellformed(const char *s, int *n)
  */
 TEST_F_TIMEOUT(races, members_read_while_the_group_grows_is_whole, 300)
 {
-	const int target = 3000;
+	const int target = rg_scaled(3000, 1000);
 	int i, n = 0, before, first = -1;
 	pthread_t sp[2];
 
@@ -652,12 +655,12 @@ static void cut_run(struct __test_metadata *_metadata, char *buf, int nstay,
 
 TEST_F_TIMEOUT(races, members_read_is_one_moment_never_cut_by_moves, 300)
 {
-	cut_run(_metadata, self->buf, 10, 60);
+	cut_run(_metadata, self->buf, 10, rg_scaled(60, 10));
 }
 
 TEST_F_TIMEOUT(races, members_read_longer_than_a_buffer_is_one_moment, 300)
 {
-	cut_run(_metadata, self->buf, CUT_MAX_STAY, 20);
+	cut_run(_metadata, self->buf, CUT_MAX_STAY, rg_scaled(20, 5));
 }
 
 /* stats longer than a page comes whole: every line of every controller. */
@@ -685,7 +688,7 @@ TEST_F(races, stats_longer_than_a_page_is_whole)
  */
 TEST_F_TIMEOUT(races, load_and_unload_while_forking_leave_no_task_out, 300)
 {
-	const int rounds = 15;
+	const int rounds = rg_scaled(15, 5);
 	pid_t forker[2];
 	int round, i, missing;
 
