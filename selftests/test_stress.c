@@ -5,15 +5,19 @@
  * and not), read and reset stats, move tasks, read /proc/<pid>/res_group,
  * fork, clone and exit in storms (stress-ng's fork and clone stressors
  * too: a dependency), unload and reload numtasks, cpu and the test
- * controller, and change total_numtasks. Every errno must be one the
- * operation may give, every kind of operation must succeed at least once,
- * every worker (and stress-ng) must exit 0, and the storms' orphans must
- * be reaped within 120 s (after cpu.ko is unloaded: see main()); those
- * left are killed. Then cpu.ko is loaded again (every group uncapped), and
- * at the end: every task is in exactly one group, every numtasks held
- * equals the tasks of its subtree, and everything can be removed (the
- * groups with cpu.ko loaded) and unloaded. The debug guest adds: no
- * splat, no leak.
+ * controller, change total_numtasks, and fork in a group whose numtasks
+ * limit is 0 (group cap, which it keeps at max_shares=0 across the
+ * reloads). Every errno must be one the operation may give, every kind of
+ * operation must succeed at least once, every worker must exit 0 (its exit
+ * status says whether it could join its group, did nothing that succeeded
+ * or met an unexpected errno), as must stress-ng, numtasks must have
+ * refused forks at cap's limit, every one while it stayed loaded, and
+ * counted them in cap's failcnt, and the storms' orphans must be reaped
+ * within 120 s (after cpu.ko is unloaded: see main()); those left are
+ * killed. Then cpu.ko is loaded again (every group uncapped), and at the
+ * end: every task is in exactly one group, every numtasks held equals the
+ * tasks of its subtree, and everything can be removed (the groups with
+ * cpu.ko loaded) and unloaded. The debug guest adds: no splat, no leak.
  *
  * Plain TAP output; the operation counts are printed as comments.
  */
@@ -46,13 +50,13 @@
 
 enum kind {
 	K_MKDIR, K_RMDIR, K_SHARES, K_STATS_READ, K_STATS_RESET, K_MOVE,
-	K_PROC, K_FORK, K_THREAD, K_RELOAD, K_TOTAL, NKINDS,
+	K_PROC, K_FORK, K_THREAD, K_RELOAD, K_TOTAL, K_CAP, NKINDS,
 };
 
 static const char * const kind_name[NKINDS] = {
 	"mkdir", "rmdir", "shares writes", "stats reads", "stats resets",
 	"moves", "/proc reads", "forks", "threads", "module reloads",
-	"total_numtasks writes",
+	"total_numtasks writes", "cap's max_shares=0",
 };
 
 /* Shared by all workers (MAP_SHARED), updated with atomics. */
@@ -61,11 +65,26 @@ static struct shared {
 	long ok[NKINDS], refused[NKINDS];
 	long unexpected;
 	char first_unexpected[256];
+	/*
+	 * numtasks' reloads: odd while one is under way. cap's forks:
+	 * refused (EAGAIN), and of those the ones then seen in failcnt and
+	 * those not seen with numtasks loaded throughout; let through while
+	 * numtasks was reloaded, and let through with it loaded throughout.
+	 */
+	long nt_seq;
+	long cap_refused, cap_counted, cap_uncounted;
+	long cap_reloaded, cap_escaped;
 	pid_t pids[MAXPIDS];	/* tasks the movers move around */
 	int npids;		/* published: pids[0..npids) are stored */
 } *sh;
 
 static unsigned int seed;
+
+/*
+ * What this worker process did (each worker is one process), for its
+ * exit status: see worker_status().
+ */
+static long my_ok, my_unexpected;
 
 static int rnd(int n)
 {
@@ -88,6 +107,7 @@ static void account(enum kind k, int ret, const char *what, ...)
 
 	if (ret == 0) {
 		__atomic_add_fetch(&sh->ok[k], 1, __ATOMIC_RELAXED);
+		my_ok++;
 		return;
 	}
 	va_start(ap, what);
@@ -99,6 +119,7 @@ static void account(enum kind k, int ret, const char *what, ...)
 		__atomic_add_fetch(&sh->refused[k], 1, __ATOMIC_RELAXED);
 		return;
 	}
+	my_unexpected++;
 	if (__atomic_fetch_add(&sh->unexpected, 1, __ATOMIC_RELAXED) == 0)
 		snprintf(sh->first_unexpected, sizeof(sh->first_unexpected),
 			 "%s %s: %s", kind_name[k], what, strerror(-ret));
@@ -237,22 +258,41 @@ static void *nothing(void *arg)
 	return NULL;
 }
 
-/* Fork children that start a thread or not, and exit. */
+/*
+ * Fork children that start a thread or not, and exit with what
+ * pthread_create() returned (a thread is a task too: EAGAIN at a limit).
+ */
 static void fork_worker(void)
 {
+	int status = 0, code;
+	char what[64];
 	pthread_t t;
 	pid_t pid;
 
 	while (!stopping()) {
 		pid = fork();
 		if (pid == 0) {
-			if (rnd(2) && pthread_create(&t, NULL, nothing, NULL) == 0)
-				pthread_join(t, NULL);
-			_exit(0);
+			code = 0;
+			if (rnd(2)) {
+				code = pthread_create(&t, NULL, nothing, NULL);
+				if (!code)
+					pthread_join(t, NULL);
+			}
+			_exit(code);
 		}
 		account(K_FORK, pid < 0 ? -errno : 0, "fork", EAGAIN, 0);
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
+		if (pid < 0)
+			continue;
+		if (waitpid(pid, &status, 0) != pid)
+			code = ECHILD;
+		else
+			code = rg_exit_code(status);
+		/* Killed: a status no errno has. */
+		snprintf(what, sizeof(what),
+			 "pthread_create in a forked child (wait status %#x)",
+			 status);
+		account(K_THREAD, code < 0 ? -EOWNERDEAD : -code, what, EAGAIN,
+			0);
 	}
 }
 
@@ -269,11 +309,22 @@ static void thread_worker(void)
 	}
 }
 
+static long nt_seq(void)
+{
+	return __atomic_load_n(&sh->nt_seq, __ATOMIC_ACQUIRE);
+}
+
 static void reload(const char *name, const char *ko)
 {
+	int nt = !strcmp(name, "numtasks");
+
+	if (nt)
+		__atomic_add_fetch(&sh->nt_seq, 1, __ATOMIC_ACQ_REL);
 	account(K_RELOAD, rg_rmmod(name), name, EWOULDBLOCK, 0);
 	usleep(1000 * rnd(50));
 	account(K_RELOAD, rg_insmod(ko, NULL), ko, EEXIST, 0);
+	if (nt)
+		__atomic_add_fetch(&sh->nt_seq, 1, __ATOMIC_ACQ_REL);
 }
 
 static void module_worker(void)
@@ -298,6 +349,58 @@ static void module_worker(void)
 	}
 }
 
+static void count(long *n)
+{
+	__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Forks in group cap, whose numtasks limit is 0: each must be refused
+ * while numtasks is loaded, and counted in cap's failcnt (no worker resets
+ * cap's stats). max_shares=0 is written again before each fork, as a
+ * reload of numtasks forgets it; only the module worker unloads numtasks,
+ * and it tells (nt_seq): a fork with numtasks loaded from before the write
+ * to after the failcnt read must be refused and counted. Its pid is not
+ * given to the movers: it stays in cap.
+ */
+static void cap_worker(void)
+{
+	int ret, status, same;
+	long seq, failcnt;
+	pid_t pid;
+
+	while (!stopping()) {
+		seq = nt_seq();
+		ret = rg_set("cap", "shares", "res=numtasks,max_shares=0");
+		/* EINVAL: no controller numtasks (it is being reloaded). */
+		account(K_CAP, ret, "write", EINVAL, 0);
+		if (ret || (seq & 1)) {
+			usleep(10000);
+			continue;
+		}
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0) {
+			same = nt_seq() == seq;
+			count(same ? &sh->cap_escaped : &sh->cap_reloaded);
+			if (waitpid(pid, &status, 0) != pid || status)
+				account(K_FORK, -ECHILD, "fork in cap", 0);
+		} else if (errno == EAGAIN) {
+			count(&sh->cap_refused);
+			failcnt = rg_get("cap", "stats", "numtasks", "failcnt");
+			same = nt_seq() == seq;
+			if (failcnt > 0)
+				count(&sh->cap_counted);
+			else if (same)
+				count(&sh->cap_uncounted);
+		} else {
+			account(K_FORK, -errno, "fork in cap", EAGAIN, 0);
+		}
+		usleep(1000 * rnd(10));
+	}
+}
+
 /*
  * The workers that can put a CPU ceiling back after cpu.ko is unloaded at
  * the end: by a shares write, or by loading cpu.ko again. They are waited
@@ -310,10 +413,32 @@ static int sets_cpu_ceilings(void (*fn)(void))
 	return fn == shares_worker || fn == module_worker;
 }
 
+/* A worker's exit status: what it did. */
+enum {
+	WS_OK,			/* something succeeded, nothing unexpected */
+	WS_NO_GROUP,		/* it could not join its group */
+	WS_NOTHING_DONE,		/* nothing it did succeeded */
+	WS_UNEXPECTED,		/* an errno its operation may not give */
+	WS_NSTATUS,
+};
+
+static const char * const worker_status_name[WS_NSTATUS] = {
+	"ok", "could not join its group", "nothing it did succeeded",
+	"an unexpected errno",
+};
+
+static int worker_status(void)
+{
+	if (my_unexpected)
+		return WS_UNEXPECTED;
+	return my_ok ? WS_OK : WS_NOTHING_DONE;
+}
+
 /*
- * Start a worker in its own process; it moves to group unless NULL. Its
- * pid is published to the movers and /proc readers, unless it is one of
- * the workers that set ceilings.
+ * Start a worker in its own process; it moves to group unless NULL, and
+ * exits with worker_status(). Its pid is published to the movers and
+ * /proc readers, unless it is one of the workers that set ceilings, or
+ * the one that must stay in cap.
  */
 static pid_t start(void (*fn)(void), const char *group)
 {
@@ -322,11 +447,11 @@ static pid_t start(void (*fn)(void), const char *group)
 	if (pid == 0) {
 		seed = getpid();
 		if (group && rg_move(group, getpid()))
-			_exit(1);
+			_exit(WS_NO_GROUP);
 		fn();
-		_exit(0);
+		_exit(worker_status());
 	}
-	if (pid > 0 && !sets_cpu_ceilings(fn))
+	if (pid > 0 && !sets_cpu_ceilings(fn) && fn != cap_worker)
 		add_pid(pid);
 	return pid;
 }
@@ -416,20 +541,29 @@ static int kill_orphans(int sig, pid_t *first)
 }
 
 /*
- * Wait for worker i, which must exit 0; else why says so, unless it
- * already says why an earlier one failed.
+ * Wait for worker i, which must exit WS_OK; else why says what it said,
+ * unless it already says why an earlier one failed.
  */
 static void wait_worker(pid_t pid, int i, char *why, size_t size)
 {
-	int status = 0;
+	int status = 0, code;
 
 	if (pid < 0) {
 		if (!why[0])
 			snprintf(why, size, "worker %d: fork failed", i);
-	} else if ((waitpid(pid, &status, 0) != pid || rg_exit_code(status)) &&
-		   !why[0]) {
-		snprintf(why, size, "worker %d: wait status %#x", i, status);
+		return;
 	}
+	if (waitpid(pid, &status, 0) != pid)
+		code = -1;
+	else
+		code = rg_exit_code(status);
+	if (code == WS_OK || why[0])
+		return;
+	if (code > 0 && code < WS_NSTATUS)
+		snprintf(why, size, "worker %d: %s", i,
+			 worker_status_name[code]);
+	else
+		snprintf(why, size, "worker %d: wait status %#x", i, status);
 }
 
 /* Group paths found by the walk, and how many tasks each lists. */
@@ -566,16 +700,19 @@ int main(void)
 		{ move_worker, NULL }, { move_worker, NULL },
 		{ proc_worker, NULL }, { module_worker, NULL },
 		{ fork_worker, "storm" }, { fork_worker, "storm" },
-		{ thread_worker, "storm" },
+		{ thread_worker, "storm" }, { cap_worker, "cap" },
 	};
 	const char *secs = getenv("STRESS_SECONDS");
-	int seconds = secs ? atoi(secs) : 30, i, tries, status, ret, left, stuck;
+	int seconds = secs ? atoi(secs) : 30;
+	/* How long orphans may take to go: only a failing run waits that long. */
+	int reap_wait = 120, kill_wait = 30;
+	int i, tries, status, ret, left, stuck;
 	pid_t ng, worker[ARRAY_SIZE(workers)], orphan = 0;
 	char why[256] = "", rmmod_why[64] = "", *bad = NULL;
 	size_t len;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..11\n");
+	printf("TAP version 13\n1..12\n");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	seen = malloc(MAX_PID);
@@ -587,7 +724,7 @@ int main(void)
 	rg_unload_all();
 	if (rg_insmod("module/res_groups.ko", NULL) || rg_insmod(NT_KO, NULL) ||
 	    rg_insmod(CTL_KO, NULL) || rg_insmod(CPU_KO, NULL) ||
-	    rg_mkdir("storm")) {
+	    rg_mkdir("storm") || rg_mkdir("cap")) {
 		printf("Bail out! cannot load the modules\n");
 		return 1;
 	}
@@ -627,15 +764,16 @@ int main(void)
 	/*
 	 * stress-ng is a dependency; its timeout ends it about now. Its
 	 * children take a while to go on a slow kernel (KCSAN on TCG took
-	 * more than 30 s more): 120 s, then it is stuck.
+	 * more than 30 s more): reap_wait s, then it is stuck.
 	 */
 	why[0] = '\0';
 	if (ng < 0) {
 		snprintf(why, sizeof(why), "/usr/bin/stress-ng is missing");
 	} else {
-		for (i = 0; i < 1200 && waitpid(ng, &status, WNOHANG) == 0; i++)
+		for (i = 0; i < reap_wait * 10 &&
+		     waitpid(ng, &status, WNOHANG) == 0; i++)
 			usleep(100000);
-		if (i == 1200) {
+		if (i == reap_wait * 10) {
 			kill(-ng, SIGKILL);
 			waitpid(ng, &status, 0);
 			snprintf(why, sizeof(why), "stress-ng outlived its timeout");
@@ -647,29 +785,30 @@ int main(void)
 	}
 	tap(!why[0], "stress_ng_ran_and_exited_0", why);
 	/*
-	 * Without ceilings they go at once: 120 s, then those still there
-	 * are stuck. They are killed, so as not to outlive the test.
+	 * Without ceilings they go at once: reap_wait s, then those still
+	 * there are stuck. They are killed, so as not to outlive the test.
 	 */
 	ret = 0;
-	stuck = reap(120);
+	stuck = reap(reap_wait);
 	left = stuck;
 	if (stuck) {
 		ret = kill_orphans(SIGKILL, &orphan);
-		left = reap(30);
+		left = reap(kill_wait);
 	}
 	why[0] = '\0';
 	if (ret > 0)
 		snprintf(why, sizeof(why),
-			 "%d orphans of the storms not reaped in 120 s (pid %d first), killed%s",
-			 ret, orphan, left ? ", some still there 30 s later" : "");
+			 "%d orphans of the storms not reaped in %d s (pid %d first), killed%s",
+			 ret, reap_wait, orphan,
+			 left ? ", some still there later" : "");
 	else if (ret < 0)
 		snprintf(why, sizeof(why),
-			 "children left after 120 s, but opendir /proc: %s",
-			 strerror(-ret));
+			 "children left after %d s, but opendir /proc: %s",
+			 reap_wait, strerror(-ret));
 	else if (stuck)
 		snprintf(why, sizeof(why),
-			 "children not reaped in 120 s (zombies then, with live threads)%s",
-			 left ? ", some still there 30 s later" : "");
+			 "children not reaped in %d s (zombies then, with live threads)%s",
+			 reap_wait, left ? ", some still there later" : "");
 	tap(!stuck, "storm_orphans_reaped", why);
 
 	/*
@@ -690,6 +829,19 @@ int main(void)
 				 len ? ", " : "never succeeded: ", kind_name[i]);
 	}
 	tap(!why[0], "every_kind_of_operation_succeeded", why);
+	/*
+	 * numtasks refused forks past cap's limit of 0, and counted them:
+	 * with numtasks loaded throughout, none went through and none was
+	 * left out of failcnt. (Across a reload of numtasks, either may be.)
+	 */
+	snprintf(why, sizeof(why),
+		 "cap: %ld forks refused (%ld then seen in failcnt, %ld not), %ld let through (%ld across a reload of numtasks)",
+		 sh->cap_refused, sh->cap_counted, sh->cap_uncounted,
+		 sh->cap_escaped + sh->cap_reloaded, sh->cap_reloaded);
+	printf("# %s\n", why);
+	tap(sh->cap_refused > 0 && sh->cap_counted > 0 &&
+	    !sh->cap_uncounted && !sh->cap_escaped,
+	    "numtasks_refused_forks_at_a_limit_and_counted_them", why);
 
 	/* Counted incrementally since its last load: leave it loaded. */
 	tap_loaded("numtasks", NT_KO, "numtasks_loaded_again");
