@@ -4,16 +4,29 @@
  * "Shares", "Validating a write", "Absolute amounts", "Resets", "Tasks",
  * "The configfs interface", "The numtasks controller").
  *
- * User space keeps the group tree and every group's numtasks shares (min,
- * max, divisor, and the internal unused and children_max) exactly as the
- * docs define them, and makes random operations from fixed seeds: mkdir
- * at random depths, rmdir, shares writes with values of every class
- * (symbolic, 0, 1, small, exactly at and one off every bound, large,
- * INT_MAX, INT_MIN), and total_numtasks writes. After each one, the
- * result (0 or the exact errno) must be the model's, and every group's
- * shares, and numtasks' limit and guarantee, must read back as the model
- * says. The fork model adds tasks: forks into chosen groups must succeed
- * or fail with EAGAIN exactly as the effective-use rule says, with moves,
+ * User space keeps the group tree and what every group's files show
+ * (numtasks' min, max and divisor), and makes random operations from
+ * fixed seeds: mkdir at random depths, rmdir, shares writes with values
+ * of every class (symbolic, 0, 1, small, exactly at and one off every
+ * bound, large, INT_MAX, INT_MIN), and total_numtasks writes. Whether a
+ * write is refused is decided by the conditions of rule 4, with usage,
+ * unused and children_max taken from their definitions over the shares
+ * shown (no running count of them is kept: the steps by which shares.c
+ * keeps them, 5 and 6, are not repeated here). After each operation:
+ * - the result (0 or the exact errno) is the model's, and every group's
+ *   shares read back as the model's, its numtasks limit and guarantee as
+ *   "Absolute amounts" gives them from those shares;
+ * - the invariants hold over what the files show, whatever the steps
+ *   were: in every group the children's min_shares add up to at most the
+ *   divisor, each child's max_shares is at most it, the children's
+ *   guarantees add up to at most the group's guarantee (check_invariants);
+ * - unused is exactly the divisor less the children's min_shares, and
+ *   children_max what the children show: no file shows them, so each
+ *   group is probed by the writes they decide, the largest min_shares
+ *   increase a child may take and the smallest divisor the group may
+ *   take, and left as it was (probe_internal says how).
+ * The fork model adds tasks: forks into chosen groups must succeed or
+ * fail with EAGAIN exactly as the effective-use rule says, with moves,
  * kills, shares writes and rmdir in between.
  *
  * The seeds are fixed, so what they reach is too, and it is checked:
@@ -70,7 +83,6 @@ struct mgroup {
 	int depth;
 	char path[128];		/* "" for the root */
 	int min, max, div;	/* what shares shows */
-	int unused, cmax;	/* internal: unused, children_max */
 	int own;		/* tasks of ours in the group itself */
 	long failcnt;		/* numtasks forks refused here */
 };
@@ -89,6 +101,7 @@ struct model {
 	int rejected[6];	/* ... and refused, by rule 4a-4f (the first) */
 	int only[NRULES];	/* ... refused by that rule alone */
 	int emlink;		/* mkdir one too deep */
+	long probes;		/* writes that observed unused, children_max */
 	long wide;		/* amounts checked whose product needed > 31 bits */
 	int forks_ok, forks_refused;
 	int refused_above;	/* forks refused at an ancestor only */
@@ -185,7 +198,7 @@ static void model_init(struct model *m, unsigned long long seed, bool tasks)
 	m->total = 4194304;	/* PID_MAX_LIMIT: the default */
 	m->g[0] = (struct mgroup){
 		.used = true, .parent = -1, .depth = 0, .path = "",
-		.min = DONT_CARE, .max = DONT_CARE, .div = 100, .unused = 100,
+		.min = DONT_CARE, .max = DONT_CARE, .div = 100,
 	};
 }
 
@@ -207,15 +220,37 @@ static int ngroups(struct model *m)
 	return n;
 }
 
-/* children_max: the largest max_shares of the children, 0 if none or DONT_CARE. */
-static void recompute_cmax(struct model *m, int gi)
+/*
+ * The internal values, from their definitions ("Shares") over the shares
+ * the groups show, never kept: usage, the sum of the children's
+ * min_shares (each counted as 0 if negative); unused, the divisor less
+ * usage; children_max, the largest max_shares of the children (0 if
+ * none or all DONT_CARE).
+ */
+static long long usage_of(struct model *m, int gi)
+{
+	long long sum = 0;
+	int i;
+
+	for (i = 1; i < MAXG; i++)
+		if (m->g[i].used && m->g[i].parent == gi)
+			sum += pos(m->g[i].min);
+	return sum;
+}
+
+static long long unused_of(struct model *m, int gi)
+{
+	return m->g[gi].div - usage_of(m, gi);
+}
+
+static int cmax_of(struct model *m, int gi)
 {
 	int i, c = 0;
 
 	for (i = 1; i < MAXG; i++)
 		if (m->g[i].used && m->g[i].parent == gi && m->g[i].max > c)
 			c = m->g[i].max;
-	m->g[gi].cmax = c;
+	return c;
 }
 
 /* The first of the deepest groups. */
@@ -251,18 +286,18 @@ static int model_write(struct model *m, int gi, const int req[3])
 	int fmin = req[0] == UNCHANGED ? s->min : req[0];
 	int fmax = req[1] == UNCHANGED ? s->max : req[1];
 	int fdiv = req[2] == UNCHANGED ? s->div : req[2];
-	long long usage = (long long)s->div - s->unused;
+	long long usage = usage_of(m, gi);
 	long long increase = (long long)fmin - pos(s->min);
 	bool why[NRULES];
 	int i, n = 0;
 
-	why[RA] = p && fmin >= 0 && increase > p->unused;
+	why[RA] = p && fmin >= 0 && increase > unused_of(m, s->parent);
 	why[RB] = p && fmax >= 0 && fmax > p->div;
 	why[RC] = !(fmin == DONT_CARE || fmin >= 0) ||
 		  !(fmax == DONT_CARE || fmax >= 0);
 	why[RD_ONE] = fdiv < 1;
 	why[RD_USAGE] = fdiv < usage;
-	why[RE] = fdiv < s->cmax;
+	why[RE] = fdiv < cmax_of(m, gi);
 	why[RF] = fmin >= 0 && fmax >= 0 && fmin > fmax;
 	for (i = 0; i < NRULES; i++)
 		n += why[i];
@@ -275,17 +310,10 @@ static int model_write(struct model *m, int gi, const int req[3])
 			m->only[i] += why[i];
 		return -EINVAL;
 	}
-	if (req[2] != UNCHANGED)
-		s->unused = (int)(fdiv - usage);	/* 5 */
-	if (p)
-		p->unused += pos(s->min) - pos(fmin);	/* 6 */
+	/* F is what the group shows now; unused and children_max follow. */
 	s->div = fdiv;
 	s->min = fmin;
-	if (fmax != s->max) {
-		s->max = fmax;
-		if (p)
-			recompute_cmax(m, s->parent);
-	}
+	s->max = fmax;
 	m->accepted++;
 	return 0;
 }
@@ -354,12 +382,29 @@ static long long field(const char *line, const char *key)
 	return strtoll(p + strlen(pat), NULL, 10);
 }
 
+/* What a group's files show: its shares, and numtasks' limit and guarantee. */
+struct shown {
+	int min, max, div;
+	long long lim, gua;
+};
+
+/* m->why from a format; returns -1. */
+static int diverged(struct model *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->why, sizeof(m->why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 /*
  * Every group's shares, limit, guarantee (and, in the fork model, held
- * and failcnt) read back as the model says; total_numtasks too. 0, or -1
- * with m->why set.
+ * and failcnt) read back as the model says, into sh; total_numtasks too.
+ * 0, or -1 with m->why set.
  */
-static int check_state(struct model *m)
+static int check_files(struct model *m, struct shown *sh)
 {
 	long long lim[MAXG], gua[MAXG];
 	char p[PATH_MAX], buf[4096], want[256];
@@ -367,11 +412,10 @@ static int check_state(struct model *m)
 	int i;
 
 	r = rg_read(TOTAL, buf, sizeof(buf));
-	if (r < 0 || atoll(buf) != m->total) {
-		snprintf(m->why, sizeof(m->why),
-			 "total_numtasks reads %.40s, model %lld", buf, m->total);
-		return -1;
-	}
+	if (r < 0 || atoll(buf) != m->total)
+		return diverged(m, "total_numtasks reads %.40s (%s), model %lld",
+				r < 0 ? "" : buf, ename(r < 0 ? r : 0),
+				m->total);
 	model_abs(m, lim, gua);
 	for (i = 0; i < MAXG; i++) {
 		struct mgroup *g = &m->g[i];
@@ -384,53 +428,230 @@ static int check_state(struct model *m)
 			 g->min, g->max, g->div);
 		r = rg_read(rg_path(p, sizeof(p), g->path, "shares"), buf,
 			    sizeof(buf));
-		if (r < 0 || strcmp(buf, want)) {
-			snprintf(m->why, sizeof(m->why),
-				 "/%s shares: read \"%.200s\" (%s), model \"%.200s\"",
-				 g->path, r < 0 ? "" : buf, ename(r < 0 ? r : 0),
-				 want);
-			return -1;
-		}
+		if (r < 0 || strcmp(buf, want) ||
+		    sscanf(buf, "res=numtasks,min_shares=%d,max_shares=%d,child_shares_divisor=%d",
+			   &sh[i].min, &sh[i].max, &sh[i].div) != 3)
+			return diverged(m, "/%s shares: read \"%.200s\" (%s), model \"%.200s\"",
+					g->path, r < 0 ? "" : buf,
+					ename(r < 0 ? r : 0), want);
 		r = rg_read(rg_path(p, sizeof(p), g->path, "stats"), buf,
 			    sizeof(buf));
-		if (r < 0 || strncmp(buf, "res=numtasks,", 13)) {
-			snprintf(m->why, sizeof(m->why),
-				 "/%s stats: read \"%.200s\" (%s)", g->path,
-				 r < 0 ? "" : buf, ename(r < 0 ? r : 0));
-			return -1;
-		}
-		v = field(buf, "limit");
-		if (v != lim[i]) {
-			snprintf(m->why, sizeof(m->why),
-				 "/%s limit=%lld, model abs_max %lld (stats \"%.200s\")",
-				 g->path, v, lim[i], buf);
-			return -1;
-		}
-		v = field(buf, "guarantee");
-		if (v != gua[i]) {
-			snprintf(m->why, sizeof(m->why),
-				 "/%s guarantee=%lld, model abs_min %lld (stats \"%.200s\")",
-				 g->path, v, gua[i], buf);
-			return -1;
-		}
+		if (r < 0 || strncmp(buf, "res=numtasks,", 13))
+			return diverged(m, "/%s stats: read \"%.200s\" (%s)",
+					g->path, r < 0 ? "" : buf,
+					ename(r < 0 ? r : 0));
+		sh[i].lim = field(buf, "limit");
+		if (sh[i].lim != lim[i])
+			return diverged(m, "/%s limit=%lld, model abs_max %lld (stats \"%.200s\")",
+					g->path, sh[i].lim, lim[i], buf);
+		sh[i].gua = field(buf, "guarantee");
+		if (sh[i].gua != gua[i])
+			return diverged(m,
+					"/%s guarantee=%lld, model abs_min %lld (stats \"%.200s\")",
+					g->path, sh[i].gua, gua[i], buf);
 		if (i == 0)
 			continue;	/* the root holds the whole system */
 		v = field(buf, "held");
-		if (v != model_held(m, i)) {
-			snprintf(m->why, sizeof(m->why),
-				 "/%s held=%lld, model %lld (stats \"%.200s\")",
-				 g->path, v, model_held(m, i), buf);
-			return -1;
-		}
+		if (v != model_held(m, i))
+			return diverged(m, "/%s held=%lld, model %lld (stats \"%.200s\")",
+					g->path, v, model_held(m, i), buf);
 		v = field(buf, "failcnt");
-		if (m->tasks && v != g->failcnt) {
-			snprintf(m->why, sizeof(m->why),
-				 "/%s failcnt=%lld, model %ld (stats \"%.200s\")",
-				 g->path, v, g->failcnt, buf);
+		if (m->tasks && v != g->failcnt)
+			return diverged(m, "/%s failcnt=%lld, model %ld (stats \"%.200s\")",
+					g->path, v, g->failcnt, buf);
+	}
+	return 0;
+}
+
+/* A value a min_shares or max_shares may keep: DONT_CARE or >= 0 (rule c). */
+static bool shown_ok(int v)
+{
+	return v == DONT_CARE || v >= 0;
+}
+
+/*
+ * The invariants that follow from the definitions ("Shares", "Absolute
+ * amounts", numtasks), over what the files show (sh), whatever the
+ * operations were: for every group P, its children's min_shares (each 0
+ * if negative) add up to at most P's divisor, and each child's
+ * max_shares is at most that divisor; the children's guarantees add up
+ * to at most P's guarantee, and each child's limit is at most P's
+ * limit. Every group shows values no rule refuses (c, d's divisor >= 1,
+ * f) and a guarantee at most its limit; the root's limit and guarantee
+ * are total_numtasks. 0, or -1 with m->why set.
+ */
+static int check_invariants(struct model *m, const struct shown *sh)
+{
+	int i, c;
+
+	for (i = 0; i < MAXG; i++) {
+		const char *path = m->g[i].path;
+		long long sum = 0, gsum = 0;
+
+		if (!m->g[i].used)
+			continue;
+		if (!shown_ok(sh[i].min) || !shown_ok(sh[i].max) ||
+		    sh[i].div < 1 ||
+		    (sh[i].min >= 0 && sh[i].max >= 0 && sh[i].min > sh[i].max))
+			return diverged(m,
+					"invariant: /%s shows min_shares %d, max_shares %d, divisor %d",
+					path, sh[i].min, sh[i].max, sh[i].div);
+		if (sh[i].gua > sh[i].lim)
+			return diverged(m, "invariant: /%s guarantee %lld above its limit %lld",
+					path, sh[i].gua, sh[i].lim);
+		if (i == 0 && (sh[i].lim != m->total || sh[i].gua != m->total))
+			return diverged(m,
+					"invariant: the root's limit %lld and guarantee %lld, total_numtasks %lld",
+					sh[i].lim, sh[i].gua, m->total);
+		for (c = 1; c < MAXG; c++) {
+			if (!m->g[c].used || m->g[c].parent != i)
+				continue;
+			sum += pos(sh[c].min);
+			gsum += sh[c].gua;
+			if (sh[c].max > sh[i].div)
+				return diverged(m,
+						"invariant: /%s max_shares %d above its parent's divisor %d",
+						m->g[c].path, sh[c].max,
+						sh[i].div);
+			if (sh[c].lim > sh[i].lim)
+				return diverged(m,
+						"invariant: /%s limit %lld above its parent's %lld",
+						m->g[c].path, sh[c].lim,
+						sh[i].lim);
+		}
+		if (sum > sh[i].div)
+			return diverged(m,
+					"invariant: /%s children's min_shares add up to %lld, above its divisor %d",
+					path, sum, sh[i].div);
+		if (gsum > sh[i].gua)
+			return diverged(m,
+					"invariant: /%s children's guarantees add up to %lld, above its guarantee %lld",
+					path, gsum, sh[i].gua);
+	}
+	return 0;
+}
+
+/* A probe's write w to gi's shares must give want. 0, or -1 with m->why. */
+static int probe(struct model *m, int gi, const char *w, int want,
+		 const char *what)
+{
+	char p[PATH_MAX];
+	int got;
+
+	got = rg_write(rg_path(p, sizeof(p), m->g[gi].path, "shares"), w);
+	m->probes++;
+	if (got == want)
+		return 0;
+	return diverged(m, "%s: \"%s\" to /%s: %s, want %s", what, w,
+			m->g[gi].path, ename(got), ename(want));
+}
+
+/*
+ * unused and children_max are in no file: they decide which writes are
+ * refused, so they are observed that way, for every group P, each probe
+ * leaving P as it was (what the next operation's reads check). usage is
+ * the sum of the children's min_shares that the files show (each 0 if
+ * negative), unused the divisor less usage, children_max the largest
+ * max_shares shown by a child (or 0).
+ * - unused, if P has a child C: the largest min_shares C may take is
+ *   C's own (0 if negative) plus P's unused, by rule a. With max_shares
+ *   DONT_CARE in the same write no other rule applies (C's divisor
+ *   stays, and the invariants above bound it), so one more is refused
+ *   and that one accepted: P's unused is exactly what the definition
+ *   says. Then C's min_shares and max_shares are written back.
+ * - usage and children_max: the smallest divisor P may take is
+ *   max(1, usage, children_max) (rules d and e): one less is refused,
+ *   that one accepted, then P's divisor is written back. This sees
+ *   children_max whenever it is above usage and 1, and, in a group
+ *   without children (whose unused no child can take), usage of at
+ *   most 1.
+ * 0, or -1 with m->why set.
+ */
+static int probe_internal(struct model *m, const struct shown *sh)
+{
+	char w[160], what[256];
+	int i, c, first;
+
+	for (i = 0; i < MAXG; i++) {
+		long long usage = 0, unused, x, d;
+		int cmax = 0;
+
+		if (!m->g[i].used)
+			continue;
+		first = -1;
+		for (c = 1; c < MAXG; c++) {
+			if (!m->g[c].used || m->g[c].parent != i)
+				continue;
+			if (first < 0)
+				first = c;
+			usage += pos(sh[c].min);
+			if (sh[c].max > cmax)
+				cmax = sh[c].max;
+		}
+		unused = sh[i].div - usage;
+		if (first >= 0) {
+			c = first;
+			x = pos(sh[c].min) + unused;
+			snprintf(what, sizeof(what),
+				 "probe of /%s's unused (%d - usage %lld = %lld) via /%s",
+				 m->g[i].path, sh[i].div, usage, unused,
+				 m->g[c].path);
+			if (x < INT_MAX) {
+				snprintf(w, sizeof(w),
+					 "res=numtasks,min_shares=%lld,max_shares=-3",
+					 x + 1);
+				if (probe(m, c, w, -EINVAL, what))
+					return -1;
+			}
+			snprintf(w, sizeof(w),
+				 "res=numtasks,min_shares=%lld,max_shares=-3", x);
+			if (probe(m, c, w, 0, what))
+				return -1;
+			snprintf(w, sizeof(w),
+				 "res=numtasks,min_shares=%d,max_shares=%d",
+				 sh[c].min, sh[c].max);
+			if (probe(m, c, w, 0, what))
+				return -1;
+		}
+		d = usage > cmax ? usage : cmax;
+		if (d < 1)
+			d = 1;
+		snprintf(what, sizeof(what),
+			 "probe of /%s's smallest divisor max(1, usage %lld, children_max %d)",
+			 m->g[i].path, usage, cmax);
+		if (d > 1) {
+			snprintf(w, sizeof(w),
+				 "res=numtasks,child_shares_divisor=%lld", d - 1);
+			if (probe(m, i, w, -EINVAL, what))
+				return -1;
+		}
+		snprintf(w, sizeof(w), "res=numtasks,child_shares_divisor=%lld",
+			 d);
+		if (probe(m, i, w, 0, what))
 			return -1;
+		if (d != sh[i].div) {
+			snprintf(w, sizeof(w),
+				 "res=numtasks,child_shares_divisor=%d",
+				 sh[i].div);
+			if (probe(m, i, w, 0, what))
+				return -1;
 		}
 	}
 	return 0;
+}
+
+/*
+ * After every operation: the files as the model says, the invariants
+ * over what they show, and unused and children_max as defined. 0, or -1
+ * with m->why set.
+ */
+static int check_state(struct model *m)
+{
+	struct shown sh[MAXG];
+
+	if (check_files(m, sh) || check_invariants(m, sh))
+		return -1;
+	return probe_internal(m, sh);
 }
 
 /* A new group under parent; its index, or -1 if the model is full. */
@@ -447,7 +668,6 @@ static int model_add(struct model *m, int parent)
 			.used = true, .parent = parent,
 			.depth = m->g[parent].depth + 1,
 			.min = DONT_CARE, .max = DONT_CARE, .div = 100,
-			.unused = 100,
 		};
 		snprintf(m->g[i].path, sizeof(m->g[i].path), "%.100s%sg%d",
 			 ppath, parent ? "/" : "", m->names++);
@@ -514,13 +734,11 @@ static int op_rmdir(struct model *m, int gi)
 	}
 	if (got)
 		return 0;
-	m->g[g->parent].unused += pos(g->min);
 	m->g[g->parent].own += g->own;
 	for (i = 0; i < kids.n; i++)
 		if (kids.grp[i] == gi)
 			kids.grp[i] = g->parent;
 	g->used = false;
-	recompute_cmax(m, g->parent);
 	return 0;
 }
 
@@ -530,7 +748,7 @@ static int gen_value(struct model *m, int gi, int fld, int fmin_so_far)
 	struct mgroup *s = &m->g[gi];
 	struct mgroup *p = s->parent >= 0 ? &m->g[s->parent] : NULL;
 	long long pool[16], usage;
-	int n = 0, k;
+	int n = 0, k, cmax;
 
 	switch (rnd(m, 14)) {
 	case 0: return -4;
@@ -550,7 +768,7 @@ static int gen_value(struct model *m, int gi, int fld, int fmin_so_far)
 	switch (fld) {
 	case 0:	/* min */
 		if (p) {
-			pool[n++] = (long long)p->unused + pos(s->min);
+			pool[n++] = unused_of(m, s->parent) + pos(s->min);
 			pool[n++] = p->div;
 		}
 		if (s->max >= 0)
@@ -560,24 +778,25 @@ static int gen_value(struct model *m, int gi, int fld, int fmin_so_far)
 	case 1:	/* max */
 		if (p) {
 			pool[n++] = p->div;
-			pool[n++] = p->cmax;
+			pool[n++] = cmax_of(m, s->parent);
 		}
 		if (fmin_so_far >= 0)
 			pool[n++] = fmin_so_far;
 		pool[n++] = pos(s->max);
 		break;
 	default:	/* divisor */
-		usage = (long long)s->div - s->unused;
+		usage = usage_of(m, gi);
+		cmax = cmax_of(m, gi);
 		/*
 		 * Often just below (or at) the bound of rule d when e is
 		 * lower, and of e when d is: each one on its own.
 		 */
-		if (usage > s->cmax && rnd(m, 2))
+		if (usage > cmax && rnd(m, 2))
 			return (int)(usage - rnd(m, 2));
-		if (s->cmax > usage && s->cmax > 1 && rnd(m, 2))
-			return s->cmax - rnd(m, 2);
+		if (cmax > usage && cmax > 1 && rnd(m, 2))
+			return cmax - rnd(m, 2);
 		pool[n++] = usage;
-		pool[n++] = s->cmax;
+		pool[n++] = cmax;
 		pool[n++] = s->div;
 		pool[n++] = 1;
 		break;
@@ -600,7 +819,7 @@ static int gen_valid(struct model *m, int gi, int fld, int fmin_so_far)
 	case 0:
 		if (rnd(m, 6) == 0)
 			return DONT_CARE;
-		hi = p ? (long long)p->unused + pos(s->min) : INT_MAX;
+		hi = p ? unused_of(m, s->parent) + pos(s->min) : INT_MAX;
 		if (hi > INT_MAX)
 			hi = INT_MAX;
 		if (s->max >= 0 && s->max < hi)
@@ -622,9 +841,9 @@ static int gen_valid(struct model *m, int gi, int fld, int fmin_so_far)
 			return (int)rnd_range(m, lo, hi);
 		}
 	default:
-		lo = (long long)s->div - s->unused;
-		if (s->cmax > lo)
-			lo = s->cmax;
+		lo = usage_of(m, gi);
+		if (cmax_of(m, gi) > lo)
+			lo = cmax_of(m, gi);
 		if (lo < 1)
 			lo = 1;
 		switch (rnd(m, 5)) {
@@ -698,7 +917,8 @@ static int op_write(struct model *m, int gi, bool small)
 	char w[256], p[PATH_MAX], show[256];
 	struct mgroup *s = &m->g[gi];
 	struct mgroup *par = s->parent >= 0 ? &m->g[s->parent] : NULL;
-	long long usage = (long long)s->div - s->unused, b;
+	long long usage = usage_of(m, gi), b;
+	int cmax = cmax_of(m, gi);
 	/* One write in three aims at a bound: 1 divisor, 2 min, 3 max. */
 	int aim = small || rnd(m, 3) ? 0 : 1 + rnd(m, 3);
 	size_t l;
@@ -712,9 +932,8 @@ static int op_write(struct model *m, int gi, bool small)
 		 * (children_max), which then refuses on its own; now and
 		 * then the lower one's. Without: 0 or 1.
 		 */
-		if (usage > 0 || s->cmax > 0)
-			b = (usage > s->cmax) == (rnd(m, 4) > 0) ? usage :
-								    s->cmax;
+		if (usage > 0 || cmax > 0)
+			b = (usage > cmax) == (rnd(m, 4) > 0) ? usage : cmax;
 		else
 			b = 1;
 		given[2] = true;
@@ -724,7 +943,7 @@ static int op_write(struct model *m, int gi, bool small)
 		 * min alone, at or one above the bound of rule a: all of the
 		 * parent's unused (guarantees that add up), or one more.
 		 */
-		b = (long long)par->unused + pos(s->min) + rnd(m, 2);
+		b = unused_of(m, s->parent) + pos(s->min) + rnd(m, 2);
 		given[0] = true;
 		req[0] = b > INT_MAX ? INT_MAX : (int)b;
 	} else if (aim == 3) {
@@ -883,6 +1102,7 @@ static void log_reach(struct __test_metadata *_metadata, struct model *m)
 	       m->only[RA], m->only[RB], m->only[RC], m->only[RD_ONE],
 	       m->only[RD_USAGE], m->only[RE], m->only[RF]);
 	TH_LOG("%ld amounts checked whose product needed over 31 bits", m->wide);
+	TH_LOG("%ld probe writes observed unused and children_max", m->probes);
 }
 
 /* After the random operations: the log and where @r (0: none) diverged. */
