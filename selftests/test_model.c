@@ -37,12 +37,18 @@
  * that are refused at an ancestor, with and without raising its
  * effective use.
  *
+ * Tiers: the full tier runs every seed, 260 operations of the shares
+ * test and 130 of the fork test. RG_TIER=quick runs seed_2 alone (the
+ * four tests of seed_1 and seed_3 skip), 130 and 30 operations: what it
+ * reaches is still checked, all of the above.
+ *
  * Each run prints its seed; a failure prints every operation of the run
  * up to the divergence. To replay one sequence:
  *   RG_MODEL_SEED=<seed> [RG_MODEL_OPS=<n>] ./test_model
- * (the seed replaces the first variant's, the other variants skip; n >= 1
- * replaces the number of operations of both tests, 260 and 130; with
- * either set, what the run reached is printed, not checked).
+ * (the seed replaces the first variant's, with the full tier's number
+ * of operations, the other variants skip; n >= 1 replaces the number of
+ * operations of both tests; with either set, what the run reached is
+ * printed, not checked).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1029,19 +1035,70 @@ static int op_total(struct model *m)
 
 FIXTURE(model) {
 	struct model m;
+	bool skip;	/* the variant does not run: nothing loaded */
 };
 
+/*
+ * ops: the operations of shares_and_amounts (forks_follow_effective_use
+ * makes half as many); quick_ops and quick_fork_ops: those of each test
+ * in the quick tier, where only seed_2 runs (the others skip). seed_2
+ * is the full seed that reaches every condition of rule 4 alone in the
+ * fewest operations (124); seed_1 and seed_3 need 260 and 128.
+ */
 FIXTURE_VARIANT(model) {
 	unsigned long long seed;
-	int ops;
+	int ops, quick_ops, quick_fork_ops;
 };
 
 FIXTURE_VARIANT_ADD(model, seed_1) { .seed = FIRST_SEED, .ops = 260 };
-FIXTURE_VARIANT_ADD(model, seed_2) { .seed = 0x5eed0002, .ops = 260 };
+
+FIXTURE_VARIANT_ADD(model, seed_2) {
+	.seed = 0x5eed0002, .ops = 260, .quick_ops = 130, .quick_fork_ops = 30,
+};
+
 FIXTURE_VARIANT_ADD(model, seed_3) { .seed = 0xc0ffee11, .ops = 260 };
+
+/*
+ * The seed of a variant's run and its number of operations (@full, or
+ * @quick in the quick tier): or RG_MODEL_SEED for the first variant
+ * (then @full), RG_MODEL_OPS (-1 if that is not a number >= 1). 0: the
+ * run skips, *skip says why. *fixed (unless NULL): neither is set, the
+ * run is the variant's own.
+ */
+static unsigned long long pick_seed(unsigned long long seed, int full,
+				    int quick, int *ops, bool *fixed,
+				    const char **skip)
+{
+	const char *s = getenv("RG_MODEL_SEED"), *n = getenv("RG_MODEL_OPS");
+	char *end;
+	long v;
+
+	*ops = s ? full : rg_scaled(full, quick);
+	if (fixed)
+		*fixed = !s && !n;
+	*skip = s ? "RG_MODEL_SEED replays the first variant only" :
+		    "the quick tier (RG_TIER=quick) runs seed_2 only";
+	if (s ? seed != FIRST_SEED : !*ops)
+		return 0;
+	if (n) {
+		errno = 0;
+		v = strtol(n, &end, 10);
+		*ops = errno || end == n || *end || v < 1 || v > INT_MAX ?
+		       -1 : (int)v;
+	}
+	return s ? strtoull(s, NULL, 0) : seed;
+}
 
 FIXTURE_SETUP(model)
 {
+	const char *skip;
+	int ops;
+
+	/* A variant that skips loads nothing: the quick tier skips two. */
+	self->skip = !pick_seed(variant->seed, variant->ops,
+				variant->quick_ops, &ops, NULL, &skip);
+	if (self->skip)
+		return;
 	/* Our sleeping children die with us, and we with the harness. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	rg_remove_all_groups();
@@ -1057,6 +1114,8 @@ FIXTURE_TEARDOWN(model)
 {
 	int i;
 
+	if (self->skip)
+		return;
 	for (i = 0; i < kids.n; i++)
 		rg_kill(kids.pid[i]);
 	kids.n = 0;
@@ -1064,32 +1123,6 @@ FIXTURE_TEARDOWN(model)
 	rg_remove_all_groups();
 	rg_unload_all();
 	free(self->m.log);
-}
-
-/*
- * The seed of a variant (or RG_MODEL_SEED for the first one; 0: skip)
- * and its number of operations (or RG_MODEL_OPS; -1 if that is not a
- * number >= 1). *fixed (unless NULL): neither is set, the run is the
- * variant's own.
- */
-static unsigned long long pick_seed(unsigned long long seed, int *ops,
-				    bool *fixed)
-{
-	const char *s = getenv("RG_MODEL_SEED"), *n = getenv("RG_MODEL_OPS");
-	char *end;
-	long v;
-
-	if (fixed)
-		*fixed = !s && !n;
-	if (n) {
-		errno = 0;
-		v = strtol(n, &end, 10);
-		*ops = errno || end == n || *end || v < 1 || v > INT_MAX ?
-		       -1 : (int)v;
-	}
-	if (!s)
-		return seed;
-	return seed == FIRST_SEED ? strtoull(s, NULL, 0) : 0;
 }
 
 /* What the run reached: writes accepted and refused by each rule. */
@@ -1135,12 +1168,13 @@ TEST_F_TIMEOUT(model, shares_and_amounts, 90)
 	int ops, i, r = 0, counts[4] = { 0 };
 	unsigned long long seed;
 	double t0 = now();
+	const char *skip;
 	bool fixed;
 
-	ops = variant->ops;
-	seed = pick_seed(variant->seed, &ops, &fixed);
+	seed = pick_seed(variant->seed, variant->ops, variant->quick_ops, &ops,
+			 &fixed, &skip);
 	if (!seed)
-		SKIP(return, "RG_MODEL_SEED replays the first variant only");
+		SKIP(return, "%s", skip);
 	ASSERT_LT(0, ops) TH_LOG("RG_MODEL_OPS must be a number >= 1");
 	model_init(m, seed, false);
 	TH_LOG("seed 0x%llx, %d operations", seed, ops);
@@ -1371,11 +1405,12 @@ TEST_F_TIMEOUT(model, forks_follow_effective_use, 60)
 	int req[3] = { UNCHANGED, UNCHANGED, FORK_TOTAL };
 	unsigned long long seed;
 	double t0 = now();
+	const char *skip;
 
-	ops = variant->ops / 2;
-	seed = pick_seed(variant->seed, &ops, NULL);
+	seed = pick_seed(variant->seed, variant->ops / 2,
+			 variant->quick_fork_ops, &ops, NULL, &skip);
 	if (!seed)
-		SKIP(return, "RG_MODEL_SEED replays the first variant only");
+		SKIP(return, "%s", skip);
 	ASSERT_LT(0, ops) TH_LOG("RG_MODEL_OPS must be a number >= 1");
 	model_init(m, seed ^ 0xf0f0f0f0f0ULL, true);
 	TH_LOG("seed 0x%llx, %d operations", seed, ops);
