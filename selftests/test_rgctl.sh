@@ -13,6 +13,11 @@
 # sleep); the processes are rgctl (static), the static helper
 # rgctl_threads (threads; --as UID GID to be another user) and a few
 # busybox (static) calls, insmod and rmmod included (kmod is dynamic).
+#
+# RG_TIER=quick halves three fixed waits (a draw of stats -w before a
+# change, the look for threads left behind by a move, the second in which
+# classify must leave unmatched processes alone); every check runs in
+# both tiers.
 RG=/sys/kernel/config/res_groups
 here=${0%/*}
 [ "$here" = "$0" ] && here=.
@@ -20,6 +25,11 @@ top=$(cd "$here/.." && pwd)
 R=${RGCTL:-$top/tools/rgctl/rgctl}	# RGCTL: another build to test
 H=$top/selftests/rgctl_threads
 BB=/bin/busybox
+case "${RG_TIER:-full}" in
+full) long=1 short=0.5 ;;
+quick) long=0.5 short=0.25 ;;
+*) echo "RG_TIER='$RG_TIER': expected quick or full" >&2; exit 2 ;;
+esac
 tmp=$($BB mktemp -d)
 n=0 failed=0
 pids=()
@@ -300,7 +310,7 @@ check move_group_dir "$R" create m
 check move_process "$R" move m $py
 notin $py /m
 bad=$B
-nap 0.5
+nap $short
 notin $py /m
 # (A single pass would almost always pass this too: the leader moves
 # first and the threads it creates from then on start in /m. What this
@@ -357,7 +367,7 @@ expect stats_bad_interval 2 "-w 'x'" $R stats -w x
 $R stats -w 0.3 s > "$tmp/watch" 2>&1 &
 w=$!
 pids+=($w)
-nap 1
+nap $long
 echo res=numtasks,max_shares=0 > $RG/s/shares
 $R exec s -- $BB sh -c "$BB true; :" 2>/dev/null	# the fork is refused
 nap 1
@@ -626,7 +636,7 @@ check classify_fork_parent lands $pf /cc comm rgprobe_sleep
 check classify_fork_child_follows lands $pc /cc comm rgctl_threads
 lands $p4 / uid 33 > /dev/null
 lands $p5 / comm rgctl_threads > /dev/null
-nap 1
+nap $long
 group_of $p4
 g4=$G
 group_of $p5
