@@ -15,7 +15,8 @@
  * how many there were.
  *
  * At the timeout COMMAND gets SIGTERM, then after 10 s SIGKILL with the
- * rest (as timeout -k 10 did).
+ * rest (as timeout -k 10 did); one that is still not dead 60 s later
+ * (stuck in the kernel) is left, and 124 returned.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -77,6 +78,7 @@ static int kill_children(void)
 		char path[300], buf[512], *p;
 		FILE *f;
 		int ppid;
+		char state;
 
 		if (d->d_name[0] < '0' || d->d_name[0] > '9')
 			continue;
@@ -88,7 +90,10 @@ static int kill_children(void)
 		fclose(f);
 		/* The command name may hold anything: parse after its ')'. */
 		p = p ? strrchr(buf, ')') : NULL;
-		if (!p || sscanf(p, ") %*c %d", &ppid) != 1 || ppid != self)
+		if (!p || sscanf(p, ") %c %d", &state, &ppid) != 2 || ppid != self)
+			continue;
+		/* A zombie has already exited: it is reaped, not killed. */
+		if (state == 'Z')
 			continue;
 		if (!kill(atoi(d->d_name), SIGKILL)) {
 			count_killed(atoi(d->d_name));
@@ -101,7 +106,7 @@ static int kill_children(void)
 
 int main(int argc, char **argv)
 {
-	int status = 0, wstatus, timed_out = 0;
+	int status = 0, wstatus = 0, ws, timed_out = 0, exited = 0;
 	double deadline, kill_at = 0;
 	pid_t child, pid;
 
@@ -125,24 +130,37 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 
-	/* Wait for COMMAND, polling so that the deadline is kept. */
-	for (;;) {
-		pid = waitpid(child, &wstatus, WNOHANG);
-		if (pid == child)
+	/*
+	 * Wait for COMMAND, polling so that the deadline is kept, and reap
+	 * orphans as they come (they would be zombies meanwhile): one
+	 * waitpid(-1) for both, so that COMMAND's status is never reaped
+	 * and lost by the orphans' wait. COMMAND is signalled only while it
+	 * is unreaped (its pid cannot have been reused).
+	 */
+	while (!exited) {
+		while ((pid = waitpid(-1, &ws, WNOHANG)) > 0) {
+			if (pid == child) {
+				wstatus = ws;
+				exited = 1;
+			}
+		}
+		if (exited)
 			break;
 		if (pid < 0 && errno != EINTR) {
 			perror("rg_run_one: waitpid");
 			return 2;
 		}
-		/* Reap orphans as they come: they would be zombies meanwhile. */
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
 		if (!timed_out && now() >= deadline) {
 			timed_out = 1;
 			kill(child, SIGTERM);
 			kill_at = now() + 10;
 		} else if (timed_out && now() >= kill_at) {
 			kill(child, SIGKILL);
+			if (now() >= kill_at + 60) {
+				/* Unkillable (D state): say so, leave it. */
+				printf("# %s: still not dead 60 s after SIGKILL\n", argv[2]);
+				return 124;
+			}
 		}
 		usleep(20000);
 	}

@@ -8,8 +8,8 @@
 # run_tests.sh --budget TEST...: prints the seconds the run may take at
 # most (the sum of the per-test timeouts, plus the KUnit modules'), so
 # that the guest's timeout can be set above it. --budget-of TEST prints
-# TEST's budget and the sum of its cases' own timeouts (the budget is
-# never below that sum).
+# TEST's budget, the sum of its cases' own timeouts (the budget is never
+# below that sum) and the number of its cases.
 #
 # RG_KUNIT: the KUnit modules ("path [params]" separated by ";"), default
 # module/res_groups_kunit.ko. RG_TEST_TIMEOUT: per-test seconds (300).
@@ -19,22 +19,32 @@ export RG_TOP=${RG_TOP:-$(cd .. && pwd)}
 RG_KUNIT=${RG_KUNIT-module/res_groups_kunit.ko}
 kunit_timeout=60
 
-# case_timeouts FILE.c: the sum of its test cases' timeouts, as the
-# kselftest harness gives them (TEST_F_TIMEOUT's, else 30 s), each case
-# counted once per variant of its fixture.
+# case_timeouts FILE.c: "SUM CASES": the sum of its test cases'
+# timeouts, as the kselftest harness gives them (TEST_F_TIMEOUT's, else
+# 30 s), and the number of cases, each counted once per variant of its
+# fixture. A macro's arguments may run over several lines: the file is
+# read as one line per top-level statement. The number of cases is
+# checked against each file's plan when it runs (a parser that missed a
+# case fails the run).
 case_timeouts() {
-	[ -f "$1" ] || { echo 0; return; }
+	[ -f "$1" ] || { echo "0 0"; return; }
+	tr '\n' ' ' < "$1" | sed -E 's/(FIXTURE_VARIANT_ADD|TEST|TEST_SIGNAL|TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/\n&/g' |
 	awk '
-	function arg(s, i) { split(s, a, /[(),]/); gsub(/ /, "", a[i]); return a[i] }
-	FNR == NR && /^FIXTURE_VARIANT_ADD\(/ { variants[arg($0, 2)]++; next }
-	FNR == NR { next }
-	/^(TEST|TEST_SIGNAL)\(/ { sum += 30 }
-	/^(TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/ {
-		f = arg($0, 2); v = (f in variants) ? variants[f] : 1
-		t = /^TEST_F_TIMEOUT\(/ ? arg($0, 4) + 0 : 30
-		sum += t * v
-	}
-	END { print sum + 0 }' "$1" "$1"
+	function arg(s, i) { split(s, a, /[(),]/); gsub(/[ \t]/, "", a[i]); return a[i] }
+	{ line[NR] = $0 }
+	/^FIXTURE_VARIANT_ADD\(/ { variants[arg($0, 2)]++ }
+	END {
+		for (i = 1; i <= NR; i++) {
+			$0 = line[i]
+			if (/^(TEST|TEST_SIGNAL)\(/) { sum += 30; n++ }
+			if (/^(TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/) {
+				f = arg($0, 2); v = (f in variants) ? variants[f] : 1
+				t = /^TEST_F_TIMEOUT\(/ ? arg($0, 4) + 0 : 30
+				sum += t * v; n += v
+			}
+		}
+		print sum + 0, n + 0
+	}'
 }
 
 budget() {	# budget TEST: its timeout in seconds
@@ -47,13 +57,13 @@ budget() {	# budget TEST: its timeout in seconds
 	esac
 	# Never less than its cases' own timeouts together, plus a minute
 	# for the harness's forks and the fixtures' setup and teardown.
-	sum=$(case_timeouts "$1.c")
+	read -r sum _ <<< "$(case_timeouts "$1.c")"
 	[ "$sum" = 0 ] || sum=$((sum + 60))
 	echo $((own > sum ? own : sum))
 }
 
 if [ "${1:-}" = --budget-of ]; then
-	echo "$(budget "$2") $(case_timeouts "$2.c")"
+	echo "$(budget "$2") $(case_timeouts "$2.c")"	# BUDGET SUM CASES
 	exit 0
 fi
 if [ "${1:-}" = --budget ]; then
@@ -79,7 +89,7 @@ failure() {	# failure MESSAGE: one failed test of the runner's own
 # tap_check NAME FILE STATUS: add FILE's results (TAP, no indentation) to
 # the totals; a failure for anything that says the results are incomplete.
 tap_check() {
-	local name=$1 file=$2 status=$3 p f s plan n
+	local name=$1 file=$2 status=$3 p f s plan n cases
 	p=$(grep -aE '^ok [0-9]+ ' "$file" | grep -avc '# SKIP')
 	s=$(grep -aE '^ok [0-9]+ ' "$file" | grep -ac '# SKIP')
 	f=$(grep -acE '^not ok [0-9]+ ' "$file")
@@ -98,6 +108,10 @@ tap_check() {
 		failure "$name exited with status $status"
 	fi
 	grep -aq '^Bail out!' "$file" && failure "$name bailed out"
+	read -r _ cases <<< "$(case_timeouts "$name.c")"
+	if [ "$cases" != 0 ] && [ -n "$plan" ] && [ "$plan" != "$cases" ]; then
+		failure "$name planned $plan results, its source has $cases cases (the budget's count is wrong)"
+	fi
 	if [ -z "$plan" ]; then
 		failure "$name printed no plan (1..N)"
 	elif [ "$n" != "$plan" ]; then

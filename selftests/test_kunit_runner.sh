@@ -36,4 +36,4 @@ check a_failing_case_and_parameter_fail_the_run eval \
 	'[ $r != 0 ] && [ "$(tail -n 1 "$w/fail")" = "# totals: 2 passed, 2 failed, 0 skipped" ]'
 
 check proc_res_group_is_empty_without_the_module eval \
-	'[ ! -e /sys/module/res_groups ] && [ -z "$(cat /proc/self/res_group)" ]'
+	'[ ! -e /sys/module/res_groups ] && [ -r /proc/self/res_group ] && [ -z "$(cat /proc/self/res_group)" ]'

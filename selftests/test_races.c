@@ -267,7 +267,7 @@ static int members_wellformed(const char *s, int *n)
 TEST_F_TIMEOUT(races, members_read_while_the_group_grows_is_whole, 300)
 {
 	const int target = rg_scaled(3000, 1000);
-	int i, n = 0, before, first = -1;
+	int i, n = 0, before, first = -1, reads = 0;
 	pthread_t sp[2];
 
 	ASSERT_EQ(0, rg_move("a", getpid()));
@@ -281,9 +281,12 @@ TEST_F_TIMEOUT(races, members_read_while_the_group_grows_is_whole, 300)
 		ASSERT_LE(before, n) TH_LOG("read %d of at least %d", n, before);
 		if (first < 0)
 			first = n;
+		reads++;
 	}
-	/* Read while it grew: from the first read to the last. */
-	EXPECT_LT(first, n) TH_LOG("%d reads, from %d to %d members", i,
+	/* Read while it grew (twice at least): from the first read to the last. */
+	EXPECT_LE(2, reads);
+	EXPECT_LE(0, first);
+	EXPECT_LT(first, n) TH_LOG("%d reads, from %d to %d members", reads,
 				   first, n);
 	atomic_store(&stop_spawning, 1);
 	for (i = 0; i < 2; i++)

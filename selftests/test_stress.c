@@ -274,10 +274,13 @@ static void fork_worker(void)
 	pid_t pid;
 
 	while (!stopping()) {
+		/* Drawn here: a child's draws would all be its parent's next. */
+		int thread = rnd(2);
+
 		pid = fork();
 		if (pid == 0) {
 			code = 0;
-			if (rnd(2)) {
+			if (thread) {
 				code = pthread_create(&t, NULL, nothing, NULL);
 				if (!code)
 					pthread_join(t, NULL);
@@ -287,6 +290,10 @@ static void fork_worker(void)
 		account(K_FORK, pid < 0 ? -errno : 0, "fork", EAGAIN, 0);
 		if (pid < 0)
 			continue;
+		if (!thread) {
+			waitpid(pid, &status, 0);
+			continue;
+		}
 		if (waitpid(pid, &status, 0) != pid)
 			code = ECHILD;
 		else
@@ -360,9 +367,10 @@ static void count(long *n)
 
 /*
  * Forks in group cap, whose numtasks limit is 0: each must be refused
- * while numtasks is loaded, and counted in cap's failcnt (no worker resets
- * cap's stats). max_shares=0 is written again before each fork, as a
- * reload of numtasks forgets it; only the module worker unloads numtasks,
+ * while numtasks is loaded, and counted in cap's failcnt, exactly once
+ * (no worker resets cap's stats, and no other task forks there).
+ * max_shares=0 is written again before each fork, as a reload of
+ * numtasks forgets it; only the module worker unloads numtasks,
  * and it tells (nt_seq): a fork with numtasks loaded from before the write
  * to after the failcnt read must be refused and counted. Its pid is not
  * given to the movers: it stays in cap.
@@ -370,7 +378,7 @@ static void count(long *n)
 static void cap_worker(void)
 {
 	int ret, status, same;
-	long seq, failcnt;
+	long seq, failcnt, before;
 	pid_t pid;
 
 	while (!stopping()) {
@@ -382,6 +390,7 @@ static void cap_worker(void)
 			usleep(10000);
 			continue;
 		}
+		before = rg_get("cap", "stats", "numtasks", "failcnt");
 		pid = fork();
 		if (pid == 0)
 			_exit(0);
@@ -394,7 +403,8 @@ static void cap_worker(void)
 			count(&sh->cap_refused);
 			failcnt = rg_get("cap", "stats", "numtasks", "failcnt");
 			same = nt_seq() == seq;
-			if (failcnt > 0)
+			/* This refusal, and only it, counted. */
+			if (before >= 0 && failcnt == before + 1)
 				count(&sh->cap_counted);
 			else if (same)
 				count(&sh->cap_uncounted);
