@@ -3,11 +3,11 @@
 #
 #   make          kernel (debug), modules, selftests and tools/rgctl
 #   make run      interactive guest with the modules built
-#   make check    the quick tier (about 5 minutes with the kernels cached):
+#   make check    the quick tier (about 8 minutes with the kernels cached):
 #                 every test file, long ones scaled down, in one debug guest
 #                 boot, and the harness's self-tests; ends "N passed, N failed"
 #   make check-full  everything at full size, plus the boots and guests the
-#                 quick tier leaves out (what CI runs; about 30 minutes)
+#                 quick tier leaves out (what CI runs; about 20 minutes)
 #   make stress   the stress run alone, STRESS_SECONDS (default 60) long;
 #                 KCSAN=1: on the KCSAN kernel, after the concurrency tests
 #   make bench    benchmarks (release kernel); writes bench/results.json
