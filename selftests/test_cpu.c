@@ -16,11 +16,12 @@
  * that throttles too hard fails as surely as one that throttles too
  * little. A measurement is a part of the whole machine (CPU seconds /
  * (CPUs x wall seconds)), or the ratio of two such parts. Tolerances:
- * - TOL_IDLE (0.05), below "the whole machine": the guest's own work
- *   (timer ticks, kworkers, RCU, the runner and this test reading /proc)
- *   runs beside the busy threads: 0.2% to 0.7% of the machine measured,
- *   and the guest's clock counts the time its CPUs wait for the host as
- *   run time, so a busy host does not show here;
+ * - tol_idle, below "the whole machine": the guest's own work (timer
+ *   ticks, kworkers, RCU, the runner and this test reading /proc) runs
+ *   beside the busy threads: 0.5% to 1.2% of the machine measured over
+ *   2.5 s (tol_idle 0.05), up to 3% over the quick tier's 0.7 s, which
+ *   feel its bursts more (0.08); the guest's clock counts the time its
+ *   CPUs wait for the host as run time, so a busy host does not show;
  * - TOL_ACCT (0.02), above anything: /proc/<pid>/stat counts clock ticks
  *   (10 ms), read twice per process; a part can never exceed 1 otherwise;
  * - a ceiling c: TOL_CAP (0.025, the accounting and the guest's own
@@ -33,8 +34,11 @@
  *   group's weight over the CPUs by load averages, and the load balancer
  *   moves single threads late). Shares (the ratio of the two busy groups)
  *   are checked with the sum of the parts, which bounds every part.
- * A run on a quiet host lands well inside these; RG_CPU_ABSENT=1 and a
- * quota a quarter of what it should be land far outside them.
+ * Measured runs (TCG, a kernel build on the host) land within 0.015 of
+ * the rules' values in the full tier and 0.03 in the quick one, but for
+ * one that the rules do not hold for (a/b in reload_while_saturated);
+ * RG_CPU_ABSENT=1 and a quota a quarter of what it should be land far
+ * outside them.
  *
  * Tiers (RG_TIER): the full tier measures over 2.5 s windows after 0.5 s
  * to settle; the quick tier over 0.7 s after 0.2 s (CFS load averages
@@ -64,7 +68,6 @@
 /* The CFS bandwidth period cpu.ko sets (docs, "The CPU controller"). */
 #define PERIOD_S 0.1
 
-#define TOL_IDLE 0.05
 #define TOL_ACCT 0.02
 #define TOL_CAP 0.025
 #define TOL_SPLIT 0.05
@@ -72,6 +75,8 @@
 
 /* The measurement window and the time to settle before it (the tier's). */
 static long window_ms, settle_ms;
+/* The tier's tolerance below the whole machine (see the top). */
+static double tol_idle;
 /* When cpu.ko was loaded (the root's stats count from there). */
 static double t_load;
 
@@ -263,14 +268,14 @@ static void expect_in(struct __test_metadata *_metadata, const char *what,
 static void expect_whole(struct __test_metadata *_metadata, const char *what,
 			 double v)
 {
-	expect_in(_metadata, what, v, 1 - TOL_IDLE, 1 + TOL_ACCT);
+	expect_in(_metadata, what, v, 1 - tol_idle, 1 + TOL_ACCT);
 }
 
 /* One busy thread alone: one CPU of ncpus(). */
 static void expect_one_cpu(struct __test_metadata *_metadata,
 			   const char *what, double v)
 {
-	expect_in(_metadata, what, v, (1 - TOL_IDLE) / ncpus(),
+	expect_in(_metadata, what, v, (1 - tol_idle) / ncpus(),
 		  1.0 / ncpus() + TOL_ACCT);
 }
 
@@ -294,8 +299,6 @@ static void expect_cap(struct __test_metadata *_metadata, const char *what,
 	expect_in(_metadata, what, v, c - cap_tol(c), c + cap_tol(c));
 }
 
-#define CPU(g, key)	rg_get(g, "stats", "cpu", key)
-
 static int write_pid(const char *path, pid_t pid)
 {
 	char s[32];
@@ -316,6 +319,7 @@ FIXTURE_SETUP(cpu)
 	rg_unload_all();
 	window_ms = rg_scaled(2500, 700);
 	settle_ms = rg_scaled(500, 200);
+	tol_idle = rg_quick() ? 0.08 : 0.05;
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	t_load = now();
 	if (!cpu_absent())
@@ -650,7 +654,7 @@ static void rt_bounds(double *lo, double *hi)
 		return;
 	d = runtime < 0 || runtime > period ? 1 : (double)runtime / period;
 	align = d * (1 - d) * period / 1e3 / window_ms / ncpus();
-	*lo = d * (1 - TOL_IDLE) / ncpus() - align;
+	*lo = d * (1 - tol_idle) / ncpus() - align;
 	*hi = d / ncpus() + TOL_ACCT + align;
 }
 
@@ -859,7 +863,7 @@ TEST_F_TIMEOUT(cpu, stats, 120)
 		  (w1 - t_start) / PERIOD_S - 2, (r1 - t_fork) / PERIOD_S + 2);
 	expect_in(_metadata, "nr_throttled", s1.nr_throttled,
 		  0.8 * s1.nr_periods - 2, s1.nr_periods);
-	lo = ((1 - c - cap_tol(c) - TOL_IDLE) * (w1 - t_start) -
+	lo = ((1 - c - cap_tol(c) - tol_idle) * (w1 - t_start) -
 	      (1 - c) * PERIOD_S) * ncpus() * 1e6;
 	hi = (1 - c + cap_tol(c)) * (r1 - t_fork) * ncpus() * 1e6;
 	expect_in(_metadata, "throttled_usec", s1.throttled_usec, lo, hi);
