@@ -285,6 +285,28 @@ static bool same_tree(const struct tree *a, const struct tree *b)
 	return true;
 }
 
+/*
+ * After an operation on group @i: @i shows @want, every other group what
+ * it showed @before.
+ */
+static bool only_changed(struct kunit *test, const struct tree *t,
+			 const struct tree *before, int i,
+			 const struct res_shares *want, const char *what)
+{
+	int j;
+
+	for (j = 0; j < NG; j++) {
+		if (!same_fields(&t->g[j], j == i ? want : &before->g[j])) {
+			KUNIT_FAIL(test, "%s: group %d shows min %d, max %d, divisor %d",
+				   what, j, t->g[j].min_shares,
+				   t->g[j].max_shares,
+				   t->g[j].child_shares_divisor);
+			return false;
+		}
+	}
+	return true;
+}
+
 static int pos(int v)
 {
 	return v > 0 ? v : 0;
@@ -464,7 +486,7 @@ static bool tree_write(struct kunit *test, struct tree *t, int i,
 {
 	struct res_shares f, want;
 	struct tree before;
-	int p = tree_parent[i], err, expect, j;
+	int p = tree_parent[i], err, expect;
 	char what[160];
 
 	snprintf(what, sizeof(what),
@@ -502,15 +524,8 @@ static bool tree_write(struct kunit *test, struct tree *t, int i,
 	if (f.max_shares != before.g[i].max_shares && p >= 0)
 		fold_children_max(t, p);
 
-	for (j = 0; j < NG; j++) {
-		if (!same_fields(&t->g[j], j == i ? &want : &before.g[j])) {
-			KUNIT_FAIL(test, "%s: group %d shows min %d, max %d, divisor %d",
-				   what, j, t->g[j].min_shares,
-				   t->g[j].max_shares,
-				   t->g[j].child_shares_divisor);
-			return false;
-		}
-	}
+	if (!only_changed(test, t, &before, i, &want, what))
+		return false;
 	if (p >= 0) {
 		reach->full += unused_of(t, p) == 0;
 		reach->cmax_down += cmax_of(t, p) < cmax_of(&before, p);
@@ -529,7 +544,6 @@ static bool tree_reset(struct kunit *test, struct tree *t, int i,
 	struct res_shares want = *ctl;
 	struct tree before;
 	char what[64];
-	int j;
 
 	snprintf(what, sizeof(what), "removal of group %d (min %d)", i,
 		 t->g[i].min_shares);
@@ -543,15 +557,8 @@ static bool tree_reset(struct kunit *test, struct tree *t, int i,
 		want.max_shares = DC;
 	if (want.child_shares_divisor != UNS)
 		want.child_shares_divisor = RES_SHARES_DEFAULT_DIVISOR;
-	for (j = 0; j < NG; j++) {
-		if (!same_fields(&t->g[j], j == i ? &want : &before.g[j])) {
-			KUNIT_FAIL(test, "%s: group %d shows min %d, max %d, divisor %d",
-				   what, j, t->g[j].min_shares,
-				   t->g[j].max_shares,
-				   t->g[j].child_shares_divisor);
-			return false;
-		}
-	}
+	if (!only_changed(test, t, &before, i, &want, what))
+		return false;
 	return tree_ok(test, t, ctl, what);
 }
 
