@@ -49,6 +49,14 @@ rg_key() {
 	} | sha256sum | cut -c1-16
 }
 
+# rg_detectors FILE: the detectors that a guest run's verdict lines in
+# FILE name ("qemu/run: verdict: DETECTOR[: ...]", qemu/verdict), sorted,
+# each once, on one line, each followed by a space.
+rg_detectors() {
+	sed -nE 's/^qemu\/run: verdict: (splat:[a-z-]+|[a-z_]+).*/\1/p' "$1" |
+		sort -u | tr '\n' ' '
+}
+
 # rg_kdir FLAVOR: the build tree of that flavor (O= directory).
 rg_kdir() {
 	echo "$RG_CACHE/build-$1-$(rg_key "$1")"
