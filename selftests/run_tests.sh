@@ -28,13 +28,16 @@ kunit_timeout=60
 # case fails the run).
 case_timeouts() {
 	[ -f "$1" ] || { echo "0 0"; return; }
-	tr '\n' ' ' < "$1" | sed -E 's/(FIXTURE_VARIANT_ADD|TEST|TEST_SIGNAL|TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/\n&/g' |
+	# One process: each costs ~0.2 s in the debug guest.
 	awk '
 	function arg(s, i) { split(s, a, /[(),]/); gsub(/[ \t]/, "", a[i]); return a[i] }
-	{ line[NR] = $0 }
-	/^FIXTURE_VARIANT_ADD\(/ { variants[arg($0, 2)]++ }
+	{ all = all $0 " " }
 	END {
-		for (i = 1; i <= NR; i++) {
+		gsub(/(FIXTURE_VARIANT_ADD|TEST|TEST_SIGNAL|TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/, "\n&", all)
+		nl = split(all, line, "\n")
+		for (i = 1; i <= nl; i++)
+			if (line[i] ~ /^FIXTURE_VARIANT_ADD\(/) variants[arg(line[i], 2)]++
+		for (i = 1; i <= nl; i++) {
 			$0 = line[i]
 			if (/^(TEST|TEST_SIGNAL)\(/) { sum += 30; n++ }
 			if (/^(TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/) {
@@ -44,7 +47,14 @@ case_timeouts() {
 			}
 		}
 		print sum + 0, n + 0
-	}'
+	}' "$1"
+}
+
+# memo_cases TEST: case_timeouts of TEST.c into cases_memo[TEST], once
+# per run (call it outside a $(...): a subshell's memo is lost).
+declare -A cases_memo
+memo_cases() {
+	[ -n "${cases_memo[$1]:-}" ] || cases_memo[$1]=$(case_timeouts "$1.c")
 }
 
 budget() {	# budget TEST: its timeout in seconds
@@ -57,13 +67,15 @@ budget() {	# budget TEST: its timeout in seconds
 	esac
 	# Never less than its cases' own timeouts together, plus a minute
 	# for the harness's forks and the fixtures' setup and teardown.
-	read -r sum _ <<< "$(case_timeouts "$1.c")"
+	memo_cases "$1"
+	read -r sum _ <<< "${cases_memo[$1]}"
 	[ "$sum" = 0 ] || sum=$((sum + 60))
 	echo $((own > sum ? own : sum))
 }
 
 if [ "${1:-}" = --budget-of ]; then
-	echo "$(budget "$2") $(case_timeouts "$2.c")"	# BUDGET SUM CASES
+	memo_cases "$2"
+	echo "$(budget "$2") ${cases_memo[$2]}"	# BUDGET SUM CASES
 	exit 0
 fi
 if [ "${1:-}" = --budget ]; then
@@ -89,23 +101,29 @@ failure() {	# failure MESSAGE: one failed test of the runner's own
 # tap_check NAME FILE STATUS: add FILE's results (TAP, no indentation) to
 # the totals; a failure for anything that says the results are incomplete.
 tap_check() {
-	local name=$1 file=$2 status=$3 p f s plan n cases
-	p=$(grep -aE '^ok [0-9]+ ' "$file" | grep -avc '# SKIP')
-	s=$(grep -aE '^ok [0-9]+ ' "$file" | grep -ac '# SKIP')
-	f=$(grep -acE '^not ok [0-9]+ ' "$file")
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	n=$((p + f + s))
-	# Each skip by name: the harness fails the ones its tier does not
-	# expect (selftests/expected). The kselftest harness names a skipped
-	# case only in its "#  RUN  NAME ..." line ("ok N # SKIP reason").
-	awk -v f="$name" '
+	local name=$1 file=$2 status=$3 p f s plan bail n cases res
+	# One awk (a process costs ~0.2 s in the debug guest): each skip by
+	# name (the harness fails the ones its tier does not expect:
+	# selftests/expected; the kselftest harness names a skipped case only
+	# in its "#  RUN  NAME ..." line: "ok N # SKIP reason"), then a last
+	# line "PASSED SKIPPED FAILED PLAN BAILED" (PLAN "-": none).
+	res=$(awk -v f="$name" '
 	/^#  RUN  / { run = $3 }
-	/^ok [0-9]+ .*# SKIP/ {
-		nm = $3
+	/^ok [0-9]+ / {
+		if (!/# SKIP/) { p++; next }
+		s++; nm = $3
 		if (nm == "#") nm = run
 		print "# skipped: " f ":" nm
-	}' "$file"
-	plan=$(grep -aE '^1\.\.[0-9]+' "$file" | head -n 1 | sed -E 's/^1\.\.([0-9]+).*/\1/')
+	}
+	/^not ok [0-9]+ / { fl++ }
+	plan == "" && match($0, /^1\.\.[0-9]+/) { plan = substr($0, 4, RLENGTH - 3) + 0 }
+	/^Bail out!/ { bail = 1 }
+	END { print p + 0, s + 0, fl + 0, (plan == "" ? "-" : plan), bail + 0 }' "$file")
+	[ "${res%$'\n'*}" = "$res" ] || echo "${res%$'\n'*}"
+	read -r p s f plan bail <<< "${res##*$'\n'}"
+	[ "$plan" != - ] || plan=
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	n=$((p + f + s))
 	if [ "$status" = 124 ]; then
 		failure "$name timed out"
 	elif [ "$status" -gt 128 ]; then
@@ -113,8 +131,9 @@ tap_check() {
 	elif [ "$status" != 0 ]; then
 		failure "$name exited with status $status"
 	fi
-	grep -aq '^Bail out!' "$file" && failure "$name bailed out"
-	read -r _ cases <<< "$(case_timeouts "$name.c")"
+	[ "$bail" = 0 ] || failure "$name bailed out"
+	memo_cases "$name"
+	read -r _ cases <<< "${cases_memo[$name]}"
 	if [ "$cases" != 0 ] && [ -n "$plan" ] && [ "$plan" != "$cases" ]; then
 		failure "$name planned $plan results, its source has $cases cases (the budget's count is wrong)"
 	fi
@@ -126,8 +145,12 @@ tap_check() {
 	[ "$n" -gt 0 ] || failure "$name produced no test results"
 }
 
+# One output file, emptied for each test (no mktemp or rm per test).
+out=${TMPDIR:-/tmp}/rg-run-tests.$$
+trap 'rm -f "$out" "$out.log"' EXIT
 for t in "$@"; do
-	out=$(mktemp)
+	: > "$out"
+	memo_cases "$t"
 	start=$SECONDS
 	# rg_run_one kills the test at its timeout, and then whatever it
 	# left behind, wherever that went (its own process group, a new
@@ -141,7 +164,6 @@ for t in "$@"; do
 	status=$?
 	echo "# $t took $((SECONDS - start)) s, exit status $status"
 	tap_check "$t" "$out" "$status"
-	rm -f "$out"
 done
 
 # kunit_count: the KTAP of module suites (stdin) as flat TAP of leaf
@@ -201,15 +223,15 @@ IFS=';' read -r -a kos <<< "$RG_KUNIT"
 for entry in "${kos[@]}"; do
 	read -r ko params <<< "$entry"
 	[ -n "$ko" ] || continue
-	mod=$(basename "$ko" .ko)
-	out=$(mktemp)
+	mod=${ko##*/}
+	mod=${mod%.ko}
+	: > "$out"
 	# The results are whatever the log holds after this marker.
 	marker="rg-kunit-start $mod $$ $RANDOM$RANDOM"
 	echo "$marker" > /dev/kmsg
 	# shellcheck disable=SC2086
 	if ! timeout "$kunit_timeout" insmod "$RG_TOP/$ko" $params; then
 		failure "insmod $ko"
-		rm -f "$out"
 		continue
 	fi
 	rmmod "$mod" || failure "rmmod $mod"
@@ -221,7 +243,6 @@ for entry in "${kos[@]}"; do
 		kunit_count > "$out"
 	cat "$out"
 	tap_check "$mod" "$out" 0
-	rm -f "$out" "$out.log"
 done
 
 echo "# totals: $pass passed, $fail failed, $skip skipped"
