@@ -22,6 +22,8 @@ endif
 KCSAN_TESTS ?= test_members test_numtasks test_lifetime test_races test_cpu \
 	       test_stress
 KBUILD_FLAGS = W=1
+# Every CPU for the builds (a fresh clone's build: 35 s serial, 23 s on 2).
+JOBS ?= $(shell nproc)
 
 .PHONY: all deps kernel modules selftests rgctl run check check-full stress bench profile clean \
 	sparse checkpatch
@@ -29,7 +31,7 @@ KBUILD_FLAGS = W=1
 all: modules selftests rgctl
 
 rgctl:
-	$(MAKE) -C tools/rgctl
+	$(MAKE) -j$(JOBS) -C tools/rgctl
 
 deps:
 	@qemu/deps
@@ -38,10 +40,10 @@ kernel: deps
 	@qemu/build-kernel $(FLAVOR) >/dev/null
 
 modules: kernel
-	$(MAKE) -C "$$(qemu/build-kernel $(FLAVOR))" M=$(CURDIR) $(KBUILD_FLAGS) modules
+	$(MAKE) -j$(JOBS) -C "$$(qemu/build-kernel $(FLAVOR))" M=$(CURDIR) $(KBUILD_FLAGS) modules
 
 selftests: kernel
-	$(MAKE) -C selftests KSRC="$$(qemu/build-kernel $(FLAVOR))/source" all
+	$(MAKE) -j$(JOBS) -C selftests KSRC="$$(qemu/build-kernel $(FLAVOR))/source" all
 
 run: all
 	qemu/run --$(FLAVOR)
