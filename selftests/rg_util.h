@@ -24,6 +24,13 @@
 int rg_quick(void);
 /* full in the full tier, quick in the quick one. */
 long rg_scaled(long full, long quick);
+/*
+ * A test the quick tier leaves to the full one (a long one) starts with
+ *	if (rg_quick())
+ *		SKIP(return, RG_FULL_TIER_ONLY);
+ * and selftests/expected lists its skip.
+ */
+#define RG_FULL_TIER_ONLY "full tier only (RG_TIER=quick)"
 
 /* Open REPO/<path> for finit_module(); an fd or -1 (errno set). */
 int rg_open_module(const char *path);

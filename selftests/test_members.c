@@ -2,7 +2,7 @@
 /*
  * Tasks in groups (docs/res_groups.rst: "Tasks", "members"): moves, inheritance at fork,
  * exit, write errors (state read back), permissions, large listings (10,000
- * threads; 2,000 in the quick tier, RG_TIER=quick: still many pages).
+ * threads; 1,000 in the quick tier, RG_TIER=quick: still many pages).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -272,7 +272,7 @@ static void *start_parked(void *n)
 
 TEST_F_TIMEOUT(members, listing_is_not_truncated_at_ten_thousand_threads, 600)
 {
-	const int N = rg_scaled(10000, 2000);
+	const int N = rg_scaled(10000, 1000);
 	pid_t pid;
 	int pipefd[2], status;
 	char c[2], p[256], *buf;

@@ -39,7 +39,7 @@
  *
  * Tiers: the full tier runs every seed, 260 operations of the shares
  * test and 130 of the fork test. RG_TIER=quick runs seed_2 alone (the
- * four tests of seed_1 and seed_3 skip), 130 and 30 operations: what it
+ * four tests of seed_1 and seed_3 skip), 130 and 15 operations: what it
  * reaches is still checked, all of the above.
  *
  * Each run prints its seed; a failure prints every operation of the run
@@ -1053,7 +1053,7 @@ FIXTURE_VARIANT(model) {
 FIXTURE_VARIANT_ADD(model, seed_1) { .seed = FIRST_SEED, .ops = 260 };
 
 FIXTURE_VARIANT_ADD(model, seed_2) {
-	.seed = 0x5eed0002, .ops = 260, .quick_ops = 130, .quick_fork_ops = 30,
+	.seed = 0x5eed0002, .ops = 260, .quick_ops = 130, .quick_fork_ops = 15,
 };
 
 FIXTURE_VARIANT_ADD(model, seed_3) { .seed = 0xc0ffee11, .ops = 260 };
