@@ -61,6 +61,30 @@ static void count_killed(pid_t pid)
 }
 
 /*
+ * Whether the zombie @pid is a whole process gone: not a thread-group
+ * leader whose main thread exited while its other threads run on (it
+ * shows as a zombie, but cannot be reaped until they end; a SIGKILL to it
+ * reaches them).
+ */
+static int all_gone(const char *pid)
+{
+	char path[300];
+	struct dirent *d;
+	int n = 0;
+	DIR *task;
+
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	task = opendir(path);
+	if (!task)
+		return 1;
+	while ((d = readdir(task)))
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(task);
+	return n <= 1;
+}
+
+/*
  * SIGKILL every child of ours (the only descendants left: see above);
  * how many there were.
  */
@@ -78,6 +102,7 @@ static int kill_children(void)
 		char path[300], buf[512], *p;
 		FILE *f;
 		int ppid;
+		pid_t pid;
 		char state;
 
 		if (d->d_name[0] < '0' || d->d_name[0] > '9')
@@ -93,10 +118,11 @@ static int kill_children(void)
 		if (!p || sscanf(p, ") %c %d", &state, &ppid) != 2 || ppid != self)
 			continue;
 		/* A zombie has already exited: it is reaped, not killed. */
-		if (state == 'Z')
+		if (state == 'Z' && all_gone(d->d_name))
 			continue;
-		if (!kill(atoi(d->d_name), SIGKILL)) {
-			count_killed(atoi(d->d_name));
+		pid = atoi(d->d_name);
+		if (!kill(pid, SIGKILL)) {
+			count_killed(pid);
 			n++;
 		}
 	}
@@ -157,8 +183,12 @@ int main(int argc, char **argv)
 		} else if (timed_out && now() >= kill_at) {
 			kill(child, SIGKILL);
 			if (now() >= kill_at + 60) {
-				/* Unkillable (D state): say so, leave it. */
+				/*
+				 * Unkillable (D state): say so, leave it,
+				 * but not what it started.
+				 */
 				printf("# %s: still not dead 60 s after SIGKILL\n", argv[2]);
+				kill_children();
 				return 124;
 			}
 		}
