@@ -14,6 +14,10 @@
 # RG_KUNIT: the KUnit modules ("path [params]" separated by ";"), default
 # module/res_groups_kunit.ko. RG_TEST_TIMEOUT: per-test seconds (300).
 # RG_RUN_ONE: the program that runs one test (./rg_run_one).
+# RG_RUN_SECONDS: what the whole run may take (the guest's timeout less
+# its boot and end): no test file runs past it (its budget is cut to what
+# is left, 10 s at least), so that a hang is reported by its name, the
+# later files still run and the KUnit suites keep their time.
 cd "$(dirname "$0")" || exit 1
 export RG_TOP=${RG_TOP:-$(cd .. && pwd)}
 RG_KUNIT=${RG_KUNIT-module/res_groups_kunit.ko}
@@ -145,6 +149,12 @@ tap_check() {
 	[ "$n" -gt 0 ] || failure "$name produced no test results"
 }
 
+run_end=
+if [ -n "${RG_RUN_SECONDS:-}" ]; then
+	IFS=';' read -r -a kos <<< "$RG_KUNIT"
+	run_end=$((SECONDS + RG_RUN_SECONDS - ${#kos[@]} * kunit_timeout))
+fi
+
 # One output file, emptied for each test (no mktemp or rm per test).
 out=${TMPDIR:-/tmp}/rg-run-tests.$$
 trap 'rm -f "$out" "$out.log"' EXIT
@@ -157,7 +167,13 @@ for t in "$@"; do
 	# session, a double fork: the runner is their subreaper); its output
 	# streamed from the file, not a pipe that a process the test left
 	# behind would hold open.
-	"$rg_run_one" "$(budget "$t")" "$t" "./$t" < /dev/null > "$out" 2>&1 &
+	limit=$(budget "$t")
+	if [ -n "$run_end" ]; then
+		left=$((run_end - SECONDS))
+		[ "$left" -ge 10 ] || left=10
+		[ "$limit" -le "$left" ] || limit=$left
+	fi
+	"$rg_run_one" "$limit" "$t" "./$t" < /dev/null > "$out" 2>&1 &
 	tpid=$!
 	tail -s 0.2 -n +1 -f --pid="$tpid" "$out"
 	wait "$tpid"
