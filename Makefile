@@ -12,6 +12,8 @@
 #                 KCSAN=1: on the KCSAN kernel, after the concurrency tests
 #   make bench    benchmarks (release kernel); writes bench/results.json
 #   make profile  perf profiles of fork with and without the modules
+#   make deb      the Debian packages res-groups-dkms and rgctl, in
+#                 packaging/out/ (not the kernel's)
 
 FLAVOR ?= debug
 STRESS_SECONDS ?= 60
@@ -24,7 +26,7 @@ KCSAN_TESTS ?= test_members test_numtasks test_lifetime test_races test_cpu \
 KBUILD_FLAGS = W=1
 
 .PHONY: all deps kernel modules selftests rgctl run check check-full stress bench profile clean \
-	sparse checkpatch
+	sparse checkpatch deb
 
 all: modules selftests rgctl
 
@@ -94,6 +96,10 @@ checkpatch: kernel
 		-f $$(git ls-files 'module/*.[ch]' 'include/*.h' \
 		'selftests/*.[ch]')
 
+deb:
+	@qemu/deps deb
+	packaging/build-deb
+
 clean:
 	$(MAKE) -C selftests clean
 	$(MAKE) -C tools/rgctl clean
@@ -102,4 +108,4 @@ clean:
 		-o -name '*.mod.c' -o -name '.*.cmd' -o -name 'modules.order' \
 		-o -name 'Module.symvers' \) -delete
 	rm -f Module.symvers modules.order
-	rm -rf kcsan-out
+	rm -rf kcsan-out packaging/out
