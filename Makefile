@@ -14,6 +14,8 @@
 #   make profile  perf profiles of fork with and without the modules
 #   make deb      the Debian packages res-groups-dkms and rgctl, in
 #                 packaging/out/ (not the kernel's)
+#   make deb-check  the same with the source package, lintian, and
+#                 packaging/test-chroot (install and purge in a chroot)
 
 FLAVOR ?= debug
 STRESS_SECONDS ?= 60
@@ -26,7 +28,7 @@ KCSAN_TESTS ?= test_members test_numtasks test_lifetime test_races test_cpu \
 KBUILD_FLAGS = W=1
 
 .PHONY: all deps kernel modules selftests rgctl run check check-full stress bench profile clean \
-	sparse checkpatch deb
+	sparse checkpatch deb deb-check
 
 all: modules selftests rgctl
 
@@ -99,6 +101,14 @@ checkpatch: kernel
 deb:
 	@qemu/deps deb
 	packaging/build-deb
+
+# The chroot test also builds the modules with DKMS for $(FLAVOR)'s kernel
+# tree, as a kernel with the hooks (RG_KDIR).
+deb-check: kernel
+	@qemu/deps deb-check
+	packaging/build-deb --source
+	lintian -I -E --pedantic packaging/out/*.changes
+	RG_KDIR="$$(qemu/build-kernel $(FLAVOR))" packaging/test-chroot
 
 clean:
 	$(MAKE) -C selftests clean
