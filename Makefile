@@ -12,6 +12,10 @@
 #                 KCSAN=1: on the KCSAN kernel, after the concurrency tests
 #   make bench    benchmarks (release kernel); writes bench/results.json
 #   make profile  perf profiles of fork with and without the modules
+#   make deb      the Debian packages res-groups-dkms and rgctl, in
+#                 packaging/out/ (not the kernel's)
+#   make deb-check  the same with the source package, lintian, and
+#                 packaging/test-chroot (install and purge in a chroot)
 
 FLAVOR ?= debug
 STRESS_SECONDS ?= 60
@@ -26,7 +30,7 @@ KBUILD_FLAGS = W=1
 JOBS ?= $(shell nproc)
 
 .PHONY: all deps kernel modules selftests rgctl run check check-full stress bench profile clean \
-	sparse checkpatch
+	sparse checkpatch deb deb-check
 
 all: modules selftests rgctl
 
@@ -96,6 +100,18 @@ checkpatch: kernel
 		-f $$(git ls-files 'module/*.[ch]' 'include/*.h' \
 		'selftests/*.[ch]')
 
+deb:
+	@qemu/deps deb
+	packaging/build-deb
+
+# The chroot test also builds the modules with DKMS for $(FLAVOR)'s kernel
+# tree, as a kernel with the hooks (RG_KDIR).
+deb-check: kernel
+	@qemu/deps deb-check
+	packaging/build-deb --source
+	lintian -I -E --pedantic packaging/out/*.changes
+	RG_KDIR="$$(qemu/build-kernel $(FLAVOR))" packaging/test-chroot
+
 clean:
 	$(MAKE) -C selftests clean
 	$(MAKE) -C tools/rgctl clean
@@ -104,4 +120,4 @@ clean:
 		-o -name '*.mod.c' -o -name '.*.cmd' -o -name 'modules.order' \
 		-o -name 'Module.symvers' \) -delete
 	rm -f Module.symvers modules.order
-	rm -rf kcsan-out
+	rm -rf kcsan-out packaging/out
