@@ -26,8 +26,10 @@ kunit_timeout=60
 # case_timeouts FILE.c: "SUM CASES": the sum of its test cases'
 # timeouts, as the kselftest harness gives them (TEST_F_TIMEOUT's, else
 # 30 s), and the number of cases, each counted once per variant of its
-# fixture. A macro's arguments may run over several lines: the file is
-# read as one line per top-level statement. The number of cases is
+# fixture; "0 -1" if a TEST_F_TIMEOUT's timeout is not a plain number
+# (an expression: the file then fails its run). A macro's arguments may
+# run over several lines: the file is read as one line per top-level
+# statement. The number of cases is
 # checked against each file's plan when it runs (a parser that missed a
 # case fails the run).
 case_timeouts() {
@@ -46,11 +48,16 @@ case_timeouts() {
 			if (/^(TEST|TEST_SIGNAL)\(/) { sum += 30; n++ }
 			if (/^(TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/) {
 				f = arg($0, 2); v = (f in variants) ? variants[f] : 1
-				t = /^TEST_F_TIMEOUT\(/ ? arg($0, 4) + 0 : 30
+				t = 30
+				if (/^TEST_F_TIMEOUT\(/) {
+					t = arg($0, 4)
+					if (t !~ /^[0-9]+$/) bad++
+				}
 				sum += t * v; n += v
 			}
 		}
-		print sum + 0, n + 0
+		# A timeout that is not a plain number cannot be counted.
+		print (bad ? 0 : sum + 0), (bad ? -1 : n + 0)
 	}' "$1"
 }
 
@@ -138,7 +145,9 @@ tap_check() {
 	[ "$bail" = 0 ] || failure "$name bailed out"
 	memo_cases "$name"
 	read -r _ cases <<< "${cases_memo[$name]}"
-	if [ "$cases" != 0 ] && [ -n "$plan" ] && [ "$plan" != "$cases" ]; then
+	if [ "$cases" = -1 ]; then
+		failure "$name.c has a TEST_F_TIMEOUT whose timeout is not a plain number (its budget cannot count it)"
+	elif [ "$cases" != 0 ] && [ -n "$plan" ] && [ "$plan" != "$cases" ]; then
 		failure "$name planned $plan results, its source has $cases cases (the budget's count is wrong)"
 	fi
 	if [ -z "$plan" ]; then
