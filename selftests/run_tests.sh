@@ -21,6 +21,7 @@
 cd "$(dirname "$0")" || exit 1
 export RG_TOP=${RG_TOP:-$(cd .. && pwd)}
 RG_KUNIT=${RG_KUNIT-module/res_groups_kunit.ko}
+IFS=';' read -r -a kos <<< "$RG_KUNIT"
 kunit_timeout=60
 
 # case_timeouts FILE.c: "SUM CASES": the sum of its test cases'
@@ -29,9 +30,8 @@ kunit_timeout=60
 # fixture; "0 -1" if a TEST_F_TIMEOUT's timeout is not a plain number
 # (an expression: the file then fails its run). A macro's arguments may
 # run over several lines: the file is read as one line per top-level
-# statement. The number of cases is
-# checked against each file's plan when it runs (a parser that missed a
-# case fails the run).
+# statement. The number of cases is checked against each file's plan
+# when it runs (a parser that missed a case fails the run).
 case_timeouts() {
 	[ -f "$1" ] || { echo "0 0"; return; }
 	# One process: each costs ~0.2 s in the debug guest.
@@ -95,7 +95,6 @@ if [ "${1:-}" = --budget ]; then
 	for t in "$@"; do
 		total=$((total + $(budget "$t")))
 	done
-	IFS=';' read -r -a kos <<< "$RG_KUNIT"
 	echo $((total + ${#kos[@]} * kunit_timeout))
 	exit 0
 fi
@@ -160,7 +159,6 @@ tap_check() {
 
 run_end=
 if [ -n "${RG_RUN_SECONDS:-}" ]; then
-	IFS=';' read -r -a kos <<< "$RG_KUNIT"
 	run_end=$((SECONDS + RG_RUN_SECONDS - ${#kos[@]} * kunit_timeout))
 fi
 
@@ -244,7 +242,6 @@ kunit_count() {
 	}'
 }
 
-IFS=';' read -r -a kos <<< "$RG_KUNIT"
 for entry in "${kos[@]}"; do
 	read -r ko params <<< "$entry"
 	[ -n "$ko" ] || continue

@@ -171,12 +171,9 @@ static void *spin(void *arg)
 
 /*
  * A process in group (NULL: stays where it is) running threads busy
- * threads (itself included); returns once they all run. Its pid, or -1.
- */
-/*
- * A busy process of @threads threads in @group ("" or NULL: where the test
- * is); in a session of its own if @session (autogroup then gives it a task
- * group of its own).
+ * threads (itself included), in a session of its own if session (autogroup
+ * then gives it a task group of its own); returns once they all run. Its
+ * pid, or -1.
  */
 static pid_t busy_start_in(const char *group, int threads, bool session)
 {
@@ -793,10 +790,10 @@ TEST_F_TIMEOUT(cpu, reload_while_saturated, 120)
  * Autogroup (built into every test kernel, as into Debian's, which leave
  * it off until kernel.sched_autogroup_enabled is set: the test sets it)
  * gives each session a task group of its own; a group's placement wins
- * over it. b (min 60: one
- * session of 4 threads per CPU) and a (min 20: three sessions of one
- * thread per CPU) split 3:1, as the groups say: autogroup would split
- * them 1:3 (one nice-0 entity per session), plain CFS 4:3 (per thread).
+ * over it. b (min 60: one session of 4 threads per CPU) and a (min 20:
+ * three sessions of one thread per CPU) split 3:1, as the groups say:
+ * autogroup would split them 1:3 (one nice-0 entity per session), plain
+ * CFS 4:3 (per thread).
  * Once cpu.ko is unloaded, autogroup has them back: 1:3.
  */
 TEST_F_TIMEOUT(cpu, autogroup_sessions_follow_their_group, 120)
