@@ -16,9 +16,11 @@
  * CFS is work-conserving and hierarchical, so what a group does not use
  * goes to the others, and a parent's ceiling bounds its subtree.
  *
- * Tasks the cgroup cpu controller has in a non-root cgroup stay there,
- * kernel threads are left in the root task group, and real-time and
- * deadline tasks ignore CFS weights and bandwidth.
+ * Precedence: a task of a non-root group runs in its group's @self_tg
+ * whatever its cpu cgroup and autogroup; the root's @self_tg is a fallback
+ * group, which only takes the root's tasks that cgroup and autogroup leave
+ * in the root task group. Kernel threads are left where they are, and
+ * real-time and deadline tasks ignore CFS weights and bandwidth.
  *
  * Locking: rc_mutex protects the tree (parent, children, sibling), the
  * task groups' weights and the stats baselines; it is taken in the
@@ -54,9 +56,11 @@
 #define RC_MIN_QUOTA_NS	NSEC_PER_MSEC
 /*
  * Weight of a whole parent, shared out among its children. At the root,
- * where kernel threads and cgroup's cpu cgroups weigh NICE_0_LOAD each,
- * NICE_0_LOAD per entity instead, as if each were a nice-0 task: loading
- * cpu.ko must not take the CPU away from the rest of the machine.
+ * where kernel threads, autogroups and cgroup's cpu cgroups weigh
+ * NICE_0_LOAD each (cpu.weight 100), the root's own part (its @self_tg's)
+ * weighs NICE_0_LOAD, as one nice-0 task would: with no guarantees, every
+ * top-level group does too, and loading cpu.ko takes nothing away from
+ * the rest of the machine; a guarantee holds against one such competitor.
  */
 #define RC_WEIGHT_ALL		BIT(17)
 #define RC_WEIGHT_ONE		1024ULL
@@ -115,6 +119,23 @@ static unsigned long rc_weight(u64 all, u64 num, u64 den)
 }
 
 /*
+ * The root's whole weight: its unused part, shared by @k, weighs
+ * RC_WEIGHT_ONE each, as far as the largest guarantee's weight allows.
+ */
+static u64 rc_root_weight(struct rc_group *root, int div, int unused, u64 k)
+{
+	u64 all = unused ? div64_u64(RC_WEIGHT_ONE * div * k, unused) : U64_MAX;
+	int top = 0;
+	struct rc_group *c;
+
+	list_for_each_entry(c, &root->children, sibling)
+		top = max(top, c->shares.min_shares);
+	if (top > 0)
+		all = min(all, div64_u64(RC_WEIGHT_MAX * div, top));
+	return all == U64_MAX ? RC_WEIGHT_ONE * k : all;
+}
+
+/*
  * Weights of @p's self_tg and children: guarantees first, the unused part
  * equally among the self_tg and the children without one.
  */
@@ -122,17 +143,14 @@ static void rc_set_weights(struct rc_group *p)
 {
 	int div = p->shares.child_shares_divisor;
 	int unused = max(p->shares.unused, 0);
-	u64 all = RC_WEIGHT_ALL, n = 1;
+	u64 all = RC_WEIGHT_ALL, k = 1;
 	struct rc_group *c;
-	u64 k = 1;
 
-	list_for_each_entry(c, &p->children, sibling) {
-		n++;
+	list_for_each_entry(c, &p->children, sibling)
 		if (c->shares.min_shares < 0)
 			k++;
-	}
 	if (!p->parent)
-		all = RC_WEIGHT_ONE * n;
+		all = rc_root_weight(p, div, unused, k);
 	res_group_sched_set_weight(p->self_tg, rc_weight(all, unused, div * k));
 	list_for_each_entry(c, &p->children, sibling)
 		res_group_sched_set_weight(c->tg, c->shares.min_shares >= 0 ?
@@ -288,11 +306,12 @@ static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 
 	mutex_lock(&rc_mutex);
 	if (p) {
-		g->tg = res_group_sched_create(p->tg);
+		g->tg = res_group_sched_create(p->tg, false);
 		if (IS_ERR(g->tg))
 			goto fail;
 	}
-	g->self_tg = res_group_sched_create(g->tg);
+	/* The root's: a fallback (see the top of this file). */
+	g->self_tg = res_group_sched_create(g->tg, !p);
 	if (IS_ERR(g->self_tg))
 		goto fail_tg;
 	g->parent = p;

@@ -647,31 +647,103 @@ TEST_F_TIMEOUT(cpu, fork_inherits, 120)
 
 #define CGROUP "/sys/fs/cgroup"
 
-/*
- * A task in a non-root cgroup v2 cpu cgroup is under cgroup's control, not
- * ours; back in cgroup's root, it is ours again. (The first measurement,
- * capped before any cgroup move: full tier only, the last one repeats it.)
- */
-TEST_F_TIMEOUT(cpu, cgroup_keeps_its_tasks, 120)
+/* cgroup v2's cpu controller on, and our test cgroup made afresh. */
+static int cgroup_make(void)
 {
+	int ret = rg_write(CGROUP "/cgroup.subtree_control", "+cpu");
+
+	rmdir(CGROUP "/rg_cpu_test");
+	return ret ?: mkdir(CGROUP "/rg_cpu_test", 0755);
+}
+
+/*
+ * Precedence (docs, "The CPU controller"): a task of a non-root group is
+ * ours whatever its cpu cgroup; a task of the root group is cgroup's. The
+ * cgroup's own ceiling (cpu.max, 0.4 of the machine) shows whose rule
+ * holds.
+ * (The first measurement, before any cgroup move: full tier only.)
+ */
+TEST_F_TIMEOUT(cpu, a_group_comes_before_cgroup, 150)
+{
+	char max[32];
 	pid_t p;
 
-	ASSERT_EQ(0, rg_write(CGROUP "/cgroup.subtree_control", "+cpu"));
-	rmdir(CGROUP "/rg_cpu_test");
-	ASSERT_EQ(0, mkdir(CGROUP "/rg_cpu_test", 0755));
+	ASSERT_EQ(0, cgroup_make());
+	snprintf(max, sizeof(max), "%d 100000", ncpus() * 40000);
+	ASSERT_EQ(0, rg_write(CGROUP "/rg_cpu_test/cpu.max", max));
 	ASSERT_EQ(0, rg_mkdir("a"));
 	ASSERT_EQ(0, cpu_set("a", "max_shares=25"));
-	p = busy_start("a", 2 * ncpus());
+	/* One thread: a move is per task. */
+	p = busy_start("a", 1);
 	ASSERT_GT(p, 0);
 	if (!rg_quick())
 		expect_cap(_metadata, "in a", measure1(p), 0.25);
 	ASSERT_EQ(0, write_pid(CGROUP "/rg_cpu_test/cgroup.procs", p));
 	EXPECT_EQ(1, rg_is_member("a", p));
-	expect_whole(_metadata, "in a and in a cpu cgroup", measure1(p));
+	expect_cap(_metadata, "in a and in a capped cpu cgroup", measure1(p),
+		   0.25);
+	ASSERT_EQ(0, rg_move("", p));
+	EXPECT_EQ(1, rg_is_member("", p));
+	expect_cap(_metadata, "in the root group: cgroup's", measure1(p), 0.4);
+	ASSERT_EQ(0, rg_move("a", p));
+	expect_cap(_metadata, "back in a", measure1(p), 0.25);
 	ASSERT_EQ(0, write_pid(CGROUP "/cgroup.procs", p));
-	expect_cap(_metadata, "back in cgroup's root", measure1(p), 0.25);
+	expect_cap(_metadata, "back in cgroup's root", measure1(p),
+		   0.25);
 	busy_stop(p);
 	EXPECT_EQ(0, rmdir(CGROUP "/rg_cpu_test"));
+}
+
+/*
+ * A top-level guarantee against what cgroup places (docs, "Guarantees
+ * against cgroup and autogroup"): the root's own part weighs as much as
+ * one cpu cgroup of the default cpu.weight, so a's 60 holds against one
+ * busy cgroup of root-group tasks: 60:40.
+ */
+TEST_F_TIMEOUT(cpu, guarantee_against_a_cgroup, 120)
+{
+	double part[2];
+	pid_t p[2];
+
+	ASSERT_EQ(0, cgroup_make());
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, cpu_set("a", "min_shares=60"));
+	p[0] = busy_start("a", 2 * ncpus());
+	p[1] = busy_start(NULL, 2 * ncpus());
+	ASSERT_GT(p[0], 0);
+	ASSERT_GT(p[1], 0);
+	ASSERT_EQ(0, write_pid(CGROUP "/rg_cpu_test/cgroup.procs", p[1]));
+	ASSERT_EQ(0, measure(p, 2, part));
+	TH_LOG("a %.3f, the cgroup %.3f", part[0], part[1]);
+	expect_share(_metadata, "a's share", part[0] / (part[0] + part[1]),
+		     0.6, TOL_SPLIT);
+	expect_whole(_metadata, "a + the cgroup", part[0] + part[1]);
+	busy_stop(p[1]);
+	EXPECT_EQ(0, rmdir(CGROUP "/rg_cpu_test"));
+}
+
+/*
+ * The root group's tasks are left to autogroup: two busy sessions of the
+ * root group, of 3 and 1 threads per CPU, split 1:1 (one nice-0 entity
+ * per session), not 3:1 as our fallback group (per thread) would.
+ */
+TEST_F_TIMEOUT(cpu, root_group_tasks_are_autogroups, 120)
+{
+	double part[2];
+	pid_t p[2];
+
+	ASSERT_LT(0, rg_read(AUTOGROUP_ON, autogroup_was,
+			     sizeof(autogroup_was)));
+	ASSERT_EQ(0, rg_write(AUTOGROUP_ON, "1"));
+	p[0] = busy_start_in(NULL, 3 * ncpus(), true);
+	p[1] = busy_start_in(NULL, ncpus(), true);
+	ASSERT_GT(p[0], 0);
+	ASSERT_GT(p[1], 0);
+	ASSERT_EQ(0, measure(p, 2, part));
+	TH_LOG("3 threads per CPU %.3f, 1 per CPU %.3f", part[0], part[1]);
+	expect_share(_metadata, "the first session's share",
+		     part[0] / (part[0] + part[1]), 0.5, TOL_SPLIT);
+	expect_whole(_metadata, "both", part[0] + part[1]);
 }
 
 /*
