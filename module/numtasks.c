@@ -36,7 +36,9 @@
  *   eff under no common lock. A fork raises eff level by level with a
  *   cmpxchg that never goes past the limit, and takes the raise back if
  *   a level above refuses: eff never undercounts, so concurrent forks
- *   never overshoot; the fork path is O(depth).
+ *   never overshoot; the fork path is O(depth). A move walks from each
+ *   group up to their common ancestor only, entering first: no eff ever
+ *   drops below its final value meanwhile (see nt_move_task()).
  * These locks are innermost: move_task runs under the framework's group
  * spinlocks.
  */
@@ -241,23 +243,29 @@ static bool nt_eff_add(struct nt_group *g, int d, bool check)
 	return true;
 }
 
-static bool nt_charge_parent(struct nt_group *p, int d, bool check);
+static bool nt_charge_parent(struct nt_group *p, int d, bool check,
+			     struct nt_group *stop);
 
 /*
  * One more task in @g's subtree, @d (0 or 1) more effective use of @g;
  * @check: refuse (false) if a limit of @g or above would be exceeded,
- * and then change nothing. Caller holds @g->lock, unless @g is the root
- * and the task is not its own.
+ * and then change nothing. Up to the root, or up to @stop, where the
+ * task stays in the subtree (a move): there only eff changes, by @d.
+ * Caller holds @g->lock, unless @g is the root and the task is not its
+ * own.
  */
-static bool nt_charge_at(struct nt_group *g, int d, bool check)
+static bool nt_charge_at(struct nt_group *g, int d, bool check,
+			 struct nt_group *stop)
 {
 	bool ok = true;
 
 	if (!nt_eff_add(g, d, check))
 		return false;
+	if (g == stop)
+		return true;
 	if (g->parent)
 		ok = nt_charge_parent(g->parent, atomic_read(&g->held) >=
-				      g->guarantee, check);
+				      g->guarantee, check, stop);
 	if (ok)
 		nt_held_add(g, 1);
 	else
@@ -266,57 +274,58 @@ static bool nt_charge_at(struct nt_group *g, int d, bool check)
 }
 
 /* nt_charge_at() for @p, a parent on the path, locked unless the root. */
-static bool nt_charge_parent(struct nt_group *p, int d, bool check)
+static bool nt_charge_parent(struct nt_group *p, int d, bool check,
+			     struct nt_group *stop)
 {
 	bool ok;
 
 	if (!p->parent)
-		return nt_charge_at(p, d, check);
+		return nt_charge_at(p, d, check, stop);
 	spin_lock_nested(&p->lock, p->depth);
-	ok = nt_charge_at(p, d, check);
+	ok = nt_charge_at(p, d, check, stop);
 	spin_unlock(&p->lock);
 	return ok;
 }
 
-static void nt_uncharge_parent(struct nt_group *p, int d);
+static void nt_uncharge_parent(struct nt_group *p, int d,
+			       struct nt_group *stop);
 
 /* Undo nt_charge_at(); same locking. */
-static void nt_uncharge_at(struct nt_group *g, int d)
+static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop)
 {
-	if (g->parent)
+	if (g != stop && g->parent)
 		nt_uncharge_parent(g->parent, atomic_read(&g->held) >
-				   g->guarantee);
+				   g->guarantee, stop);
 	atomic_sub(d, &g->eff);
-	nt_held_add(g, -1);
+	if (g != stop)
+		nt_held_add(g, -1);
 }
 
-static void nt_uncharge_parent(struct nt_group *p, int d)
+static void nt_uncharge_parent(struct nt_group *p, int d,
+			       struct nt_group *stop)
 {
 	if (!p->parent) {
-		nt_uncharge_at(p, d);
+		nt_uncharge_at(p, d, stop);
 		return;
 	}
 	spin_lock_nested(&p->lock, p->depth);
-	nt_uncharge_at(p, d);
+	nt_uncharge_at(p, d, stop);
 	spin_unlock(&p->lock);
 }
 
-/* A task enters @g; @check as for nt_charge_at(). */
-static bool nt_charge(struct nt_group *g, bool check)
+/* A task enters @g, from elsewhere below @stop (or NULL); never refused. */
+static void nt_charge(struct nt_group *g, struct nt_group *stop)
 {
-	bool ok;
-
 	spin_lock_nested(&g->lock, g->depth);
-	ok = nt_charge_at(g, 1, check);
+	nt_charge_at(g, 1, false, stop);
 	spin_unlock(&g->lock);
-	return ok;
 }
 
-/* A task leaves @g. */
-static void nt_uncharge(struct nt_group *g)
+/* A task leaves @g, for elsewhere below @stop (or NULL). */
+static void nt_uncharge(struct nt_group *g, struct nt_group *stop)
 {
 	spin_lock_nested(&g->lock, g->depth);
-	nt_uncharge_at(g, 1);
+	nt_uncharge_at(g, 1, stop);
 	spin_unlock(&g->lock);
 }
 
@@ -346,7 +355,7 @@ static int nt_can_fork(struct res_shares *s)
 	if (check && !nt_rate_ok(g)) {
 		atomic_long_inc(&g->forkrate_failcnt);
 		ret = -EAGAIN;
-	} else if (!nt_charge_at(g, 1, check)) {
+	} else if (!nt_charge_at(g, 1, check, NULL)) {
 		atomic_long_inc(&g->failcnt);
 		ret = -EAGAIN;
 	} else {
@@ -361,11 +370,26 @@ static void nt_cancel_fork(struct res_shares *s)
 	struct nt_group *g = to_nt(s);
 
 	spin_lock_nested(&g->lock, g->depth);
-	nt_uncharge_at(g, 1);
+	nt_uncharge_at(g, 1, NULL);
 	/* Not if the interval restarted since: it did not count there. */
 	if (g->rate_count)
 		g->rate_count--;
 	spin_unlock(&g->lock);
+}
+
+/* The nearest group with both @a and @b in its subtree. */
+static struct nt_group *nt_common_ancestor(struct nt_group *a,
+					   struct nt_group *b)
+{
+	while (a->depth > b->depth)
+		a = a->parent;
+	while (b->depth > a->depth)
+		b = b->parent;
+	while (a != b) {
+		a = a->parent;
+		b = b->parent;
+	}
+	return a;
 }
 
 /*
@@ -376,10 +400,22 @@ static void nt_cancel_fork(struct res_shares *s)
 static void nt_move_task(struct task_struct *tsk, struct res_shares *from,
 			 struct res_shares *to, enum res_group_event event)
 {
-	if (from)
-		nt_uncharge(to_nt(from));
-	if (to && event != RES_GROUP_FORK)
-		nt_charge(to_nt(to), false);
+	struct nt_group *f = from ? to_nt(from) : NULL;
+	struct nt_group *t = to && event != RES_GROUP_FORK ? to_nt(to) : NULL;
+	struct nt_group *anc = f && t ? nt_common_ancestor(f, t) : NULL;
+
+	/*
+	 * A move changes nothing above the common ancestor of its groups,
+	 * and at the ancestor only eff: both walks stop there. The task
+	 * enters first, so that the ancestor's eff never drops below where
+	 * it ends: a fork that comes between the two walks is checked as if
+	 * the task were in both children (it may be refused, as if it came
+	 * just before the move), never let past the ancestor's limit.
+	 */
+	if (t)
+		nt_charge(t, anc);
+	if (f)
+		nt_uncharge(f, anc);
 }
 
 static void nt_show_stats(struct res_shares *s, struct seq_buf *sb)

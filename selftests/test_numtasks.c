@@ -212,6 +212,85 @@ static int move_kids(const char *group, int n)
 }
 
 /*
+ * Try to fork in @group for @secs seconds, each child exiting at once;
+ * exits with the number of forks allowed (at most 255).
+ */
+static pid_t start_fork_tries(const char *group, int secs)
+{
+	pid_t pid = fork();
+	time_t end;
+	int n = 0;
+
+	if (pid != 0)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (rg_move(group, getpid()))
+		_exit(255);
+	end = time(NULL) + secs;
+	while (time(NULL) < end && n < 254) {
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0 && waitpid(pid, NULL, 0) == pid)
+			n++;
+	}
+	_exit(n);
+}
+
+/*
+ * A move between two children of a full group never lets a fork in a
+ * third child through: the moved task is counted at their common
+ * ancestor all along. (Before the fix a move uncharged the old path up to
+ * the root before it charged the new one, and a fork that came between
+ * passed: a held 11 of its limit 10.) The test-only module spins the
+ * move where it enters the new group (numtasks' nt_charge_at(): after
+ * the old path was uncharged, before the fix), while another process
+ * tries to fork in z all along.
+ */
+TEST_F_TIMEOUT(nt, moves_never_open_a_full_ancestor, 120)
+{
+	int ms = rg_scaled(500, 300), status;
+	pid_t mover, forker;
+	char spin[16];
+	double t;
+
+	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_fork_stall.ko", NULL));
+	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,max_shares=10"));
+	ASSERT_EQ(0, rg_mkdir("a/x"));
+	ASSERT_EQ(0, rg_mkdir("a/y"));
+	ASSERT_EQ(0, rg_mkdir("a/z"));
+	/* 9 in x and the forker in z: a is full. */
+	ASSERT_EQ(0, move_kids("a/x", 9));
+	forker = start_fork_tries("a/z", 2 + 2 * ms / 1000);
+	ASSERT_LT(0, forker);
+	kids.pid[kids.n++] = forker;
+	/* The forker is in z and trying. */
+	for (t = 0; t < 10 && NT("a/z", "failcnt") < 1; t += 0.01)
+		usleep(10000);
+	ASSERT_LT(0, NT("a/z", "failcnt"));
+	snprintf(spin, sizeof(spin), "%d", ms);
+	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "spin_charge", spin));
+	mover = fork();
+	ASSERT_LE(0, mover);
+	if (mover == 0) {
+		prctl(PR_SET_NAME, "rg_straddler");
+		_exit(rg_move("a/y", kids.pid[0]) ? 1 : 0);
+	}
+	ASSERT_EQ(mover, waitpid(mover, &status, 0));
+	EXPECT_EQ(0, rg_exit_code(status));
+	EXPECT_EQ(1, rg_stall_get("spins"));
+	EXPECT_EQ(1, rg_is_member("a/y", kids.pid[0]));
+	ASSERT_EQ(forker, waitpid(forker, &status, 0));
+	kids.pid[kids.n - 1] = -1;
+	ASSERT_TRUE(WIFEXITED(status));
+	TH_LOG("forks allowed in z while a was full: %d", WEXITSTATUS(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_GE(10, NT("a", "maxheld"));
+	/* The 9 sleepers: the forker is gone. */
+	EXPECT_EQ(9, NT("a", "held"));
+}
+
+/*
  * A group over its limit (by moves) refuses forks in its whole subtree,
  * even a fork that would only use a child's unused guarantee.
  */

@@ -29,9 +29,16 @@
  *                 until half_write=0; then it stores the rest. It waits
  *                 holding rg_mutex: forks go on, shares and stats reads
  *                 of any group wait.
- *   stalled       reads 1, 2 or 3 while a task waits at the first,
- *                 second or third point, else 0.
+ *   spin_charge=MS  (numtasks loaded) its next call of numtasks'
+ *                 nt_charge_at() (a task entering a group: a fork, a
+ *                 move) spins MS milliseconds (1..1000) first, with the
+ *                 locks of its caller held: a move, under res_groups'
+ *                 group spinlocks, cannot sleep. Reads the MS armed, or
+ *                 0.
+ *   stalled       reads 1, 2, 3 or 4 while a task waits at the first,
+ *                 second, third or fourth point, else 0.
  *   timeouts      how many waits gave up after 30 s instead.
+ *   spins         how many spins (spin_charge) were done.
  * A wait also ends when the task is killed, and at our unload. Each
  * hold is for one call: writing 1 again while the last one is armed or
  * still held fails with EBUSY.
@@ -90,7 +97,8 @@ struct rg_stall {
 	void *wrapper;			/* where its calls go instead */
 	unsigned long orig;		/* its address, from ftrace */
 	int state;			/* RG_STALL_*, by cmpxchg */
-	bool in_res_groups;		/* func is res_groups' */
+	const char *module;		/* func's module; NULL: the kernel's */
+	bool gone;			/* that module went (rg_stall_mutex) */
 	bool registered;		/* rg_stall_mutex */
 	bool filtered;			/* has a filter to free at unload */
 };
@@ -100,17 +108,20 @@ typedef void (*rg_connector_fn)(struct task_struct *task);
 typedef void *(*rg_lock_fn)(struct task_struct *tsk);
 typedef void (*rg_commit_fn)(struct res_shares *s, const struct res_shares *f,
 			     struct res_shares *parent);
+typedef bool (*rg_charge_fn)(void *g, int d, bool check, void *stop);
 
 static bool hold;
 static bool half_write;
 static int stalled;
 static int timeouts;
+static int spin_ms;
+static int spins;
 static bool unregistering;	/* res_group_hooks_unregister() was called */
 /*
- * rg_stall_mutex: res_groups went (till it comes again); our init is done
- * (the notifier is registered); our exit began.
+ * rg_stall_mutex: our init is done (the notifier is registered); our exit
+ * began.
  */
-static bool rg_gone, rg_ready, rg_exiting;
+static bool rg_ready, rg_exiting;
 static atomic_t rg_stall_inflight = ATOMIC_INIT(0);
 static DEFINE_MUTEX(rg_stall_mutex);
 
@@ -194,6 +205,7 @@ static void rg_stall_connector(struct task_struct *task);
 static void *rg_stall_lock_task_group(struct task_struct *tsk);
 static void rg_stall_commit(struct res_shares *s, const struct res_shares *f,
 			    struct res_shares *parent);
+static bool rg_stall_charge_at(void *g, int d, bool check, void *stop);
 
 static struct rg_stall rg_stall_fork = {
 	.ops.func	= rg_stall_redirect,
@@ -207,7 +219,7 @@ static struct rg_stall rg_stall_lock = {
 	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 	.func		= "rg_lock_task_group",
 	.wrapper	= rg_stall_lock_task_group,
-	.in_res_groups	= true,
+	.module		= "res_groups",
 };
 
 static struct rg_stall rg_stall_write = {
@@ -215,7 +227,15 @@ static struct rg_stall rg_stall_write = {
 	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 	.func		= "rg_shares_commit",
 	.wrapper	= rg_stall_commit,
-	.in_res_groups	= true,
+	.module		= "res_groups",
+};
+
+static struct rg_stall rg_stall_charge = {
+	.ops.func	= rg_stall_redirect,
+	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	.func		= "nt_charge_at",
+	.wrapper	= rg_stall_charge_at,
+	.module		= "numtasks",
 };
 
 static struct rg_stall rg_stall_unreg = {
@@ -236,8 +256,8 @@ static int __rg_stall_register(struct rg_stall *s)
 		return 0;
 	ret = ftrace_set_filter(&s->ops, (unsigned char *)s->func,
 				strlen(s->func), 1);
-	/* No such function: res_groups is not loaded. */
-	if (ret == -EINVAL && s->in_res_groups)
+	/* No such function: its module is not loaded. */
+	if (ret == -EINVAL && s->module)
 		return -ENODEV;
 	if (!ret) {
 		s->filtered = true;
@@ -314,15 +334,35 @@ static void rg_stall_commit(struct res_shares *s, const struct res_shares *f,
 }
 
 /*
+ * Spins (a move cannot sleep here) before the real call, which may sleep
+ * no more than its caller: the arguments are passed through untouched.
+ */
+static bool rg_stall_charge_at(void *g, int d, bool check, void *stop)
+{
+	rg_charge_fn real = (rg_charge_fn)READ_ONCE(rg_stall_charge.orig);
+	int ms = READ_ONCE(spin_ms);
+	bool ret;
+
+	WRITE_ONCE(stalled, 4);
+	while (ms-- > 0 && !fatal_signal_pending(current))
+		mdelay(1);
+	WRITE_ONCE(stalled, 0);
+	WRITE_ONCE(spins, spins + 1);
+	ret = real(g, d, check, stop);
+	rg_stall_done(&rg_stall_charge);
+	return ret;
+}
+
+/*
  * Arm @s, with *@wait (what its wrapper waits on) set to @val first: its
  * call may come as soon as it is armed. All under rg_stall_mutex, which
  * the module notifier and our exit take to disarm and unregister, so an
  * ops armed here stays registered until one of them comes; an idle @s
- * has no wrapper left to use *@wait. A redirect into res_groups is
+ * has no wrapper left to use *@wait. A redirect into a module is
  * registered here, so that its filter finds the loaded module.
  * Return: 0; -EBUSY if @s is armed or its wrapper runs; -ENODEV once our
- * exit began, and for res_groups' redirects before our init is done or
- * while res_groups is not there (or going).
+ * exit began, and for a module's redirects before our init is done or
+ * while the module is not there (or going).
  */
 static int rg_stall_arm(struct rg_stall *s, bool *wait, bool val)
 {
@@ -332,12 +372,12 @@ static int rg_stall_arm(struct rg_stall *s, bool *wait, bool val)
 	/* Pairs with rg_stall_done(): no wrapper uses *@wait past this. */
 	if (smp_load_acquire(&s->state) != RG_STALL_IDLE)
 		ret = -EBUSY;
-	else if (rg_exiting || (s->in_res_groups && (!rg_ready || rg_gone)))
+	else if (rg_exiting || (s->module && (!rg_ready || s->gone)))
 		ret = -ENODEV;
 	if (ret)
 		goto out;
 	WRITE_ONCE(*wait, val);
-	if (s->in_res_groups)
+	if (s->module)
 		ret = __rg_stall_register(s);
 	if (!ret)
 		ret = rg_stall_try_arm(s);
@@ -393,6 +433,37 @@ static int rg_stall_set_hold(const char *val, const struct kernel_param *kp)
 	return rg_stall_set_flag(val, &rg_stall_fork, &hold, true);
 }
 
+/* The spin's length; 0 disarms (a spin under way goes on). */
+static int rg_stall_set_spin(const char *val, const struct kernel_param *kp)
+{
+	bool unused;
+	int ms, ret = kstrtoint(val, 0, &ms);
+
+	if (ret)
+		return ret;
+	if (ms < 0 || ms > 1000)
+		return -EINVAL;
+	if (!ms) {
+		rg_stall_disarm(&rg_stall_charge);
+		return 0;
+	}
+	/* Before it is armed: its wrapper reads it as soon as it runs. */
+	WRITE_ONCE(spin_ms, ms);
+	return rg_stall_arm(&rg_stall_charge, &unused, true);
+}
+
+static int rg_stall_get_spin(char *buf, const struct kernel_param *kp)
+{
+	bool armed = READ_ONCE(rg_stall_charge.state) == RG_STALL_ARMED;
+
+	return sysfs_emit(buf, "%d\n", armed ? READ_ONCE(spin_ms) : 0);
+}
+
+static const struct kernel_param_ops rg_stall_spin_ops = {
+	.set = rg_stall_set_spin,
+	.get = rg_stall_get_spin,
+};
+
 static const struct kernel_param_ops rg_stall_lock_ops = {
 	.set = rg_stall_set_lock,
 	.get = rg_stall_get_lock,
@@ -416,13 +487,24 @@ MODULE_PARM_DESC(stall_lock,
 module_param_cb(half_write, &rg_stall_write_ops, &half_write, 0644);
 MODULE_PARM_DESC(half_write,
 		 "1: hold rg_straddler's next shares write with its divisor not stored yet; 0: go on");
+module_param_cb(spin_charge, &rg_stall_spin_ops, NULL, 0644);
+MODULE_PARM_DESC(spin_charge,
+		 "MS: spin MS ms in rg_straddler's next nt_charge_at of numtasks; 0: no more");
 module_param(stalled, int, 0444);
-MODULE_PARM_DESC(stalled, "where a task waits: 1 connector, 2 lock, 3 half write, 0 nowhere");
+MODULE_PARM_DESC(stalled,
+		 "where a task waits: 1 connector, 2 lock, 3 half write, 4 spin, 0 nowhere");
+module_param(spins, int, 0444);
+MODULE_PARM_DESC(spins, "spins done (spin_charge)");
 module_param(timeouts, int, 0444);
 MODULE_PARM_DESC(timeouts, "waits that ended after 30 s");
 
+static struct rg_stall * const rg_stalls[] = {
+	&rg_stall_lock, &rg_stall_write, &rg_stall_charge, &rg_stall_fork,
+	&rg_stall_unreg,
+};
+
 /*
- * res_groups goes, its text with it: its redirects go first, since ftrace
+ * A module goes, its text with it: its redirects go first, since ftrace
  * would keep the freed address in their filters (and trace whatever is
  * loaded there next). No arming until it comes again.
  */
@@ -430,29 +512,30 @@ static int rg_stall_module_event(struct notifier_block *nb,
 				 unsigned long event, void *data)
 {
 	struct module *mod = data;
+	struct rg_stall *s;
+	int i;
 
-	if (strcmp(mod->name, "res_groups"))
-		return NOTIFY_DONE;
 	mutex_lock(&rg_stall_mutex);
-	if (event == MODULE_STATE_GOING) {
-		rg_gone = true;
-		__rg_stall_unregister(&rg_stall_lock);
-		__rg_stall_unregister(&rg_stall_write);
-		/* No write can be held: an open shares file pins res_groups. */
-		WRITE_ONCE(half_write, false);
-	} else if (event == MODULE_STATE_COMING) {
-		rg_gone = false;
+	for (i = 0; i < ARRAY_SIZE(rg_stalls); i++) {
+		s = rg_stalls[i];
+		if (!s->module || strcmp(mod->name, s->module))
+			continue;
+		if (event == MODULE_STATE_GOING) {
+			s->gone = true;
+			__rg_stall_unregister(s);
+		} else if (event == MODULE_STATE_COMING) {
+			s->gone = false;
+		}
 	}
+	/* No write can be held: an open shares file pins res_groups. */
+	if (event == MODULE_STATE_GOING && !strcmp(mod->name, "res_groups"))
+		WRITE_ONCE(half_write, false);
 	mutex_unlock(&rg_stall_mutex);
 	return NOTIFY_DONE;
 }
 
 static struct notifier_block rg_stall_module_nb = {
 	.notifier_call = rg_stall_module_event,
-};
-
-static struct rg_stall * const rg_stalls[] = {
-	&rg_stall_lock, &rg_stall_write, &rg_stall_fork, &rg_stall_unreg,
 };
 
 /* Unregister every ops (waiting for RCU-tasks) and free the filters. */
@@ -513,5 +596,5 @@ static void __exit rg_stall_exit(void)
 
 module_init(rg_stall_init);
 module_exit(rg_stall_exit);
-MODULE_DESCRIPTION("Resource Groups: hold a fork or a shares write still for tests");
+MODULE_DESCRIPTION("Resource Groups: hold a fork, a shares write or a charge still for tests");
 MODULE_LICENSE("GPL");
