@@ -136,6 +136,17 @@ static struct task_struct *rg_fork_parent(struct kernel_clone_args *args)
 	return args->flags & CLONE_THREAD ? current->group_leader : current;
 }
 
+/*
+ * Forks that are never refused: kernel threads, and the user-mode helpers
+ * that kernel threads start (modprobe, core_pattern pipes, poweroff: a
+ * kworker's user_mode_thread(), which 6.1 does not mark as a kernel
+ * thread). Controllers see them with RES_GROUP_ATTACH.
+ */
+static bool rg_fork_by_kernel(struct kernel_clone_args *args)
+{
+	return args->kthread || (current->flags & PF_KTHREAD);
+}
+
 static void rg_cancel_charges(struct res_group *grp, int upto)
 {
 	int id;
@@ -158,10 +169,11 @@ static int rg_can_fork(struct task_struct *child,
 		return 0;
 	}
 	/*
-	 * Kernel threads join the root and are never refused: post_fork
-	 * tells controllers with RES_GROUP_ATTACH, not RES_GROUP_FORK.
+	 * Kernel threads and their user-mode helpers join the root and are
+	 * never refused: post_fork tells controllers with RES_GROUP_ATTACH,
+	 * not RES_GROUP_FORK.
 	 */
-	if (args->kthread)
+	if (rg_fork_by_kernel(args))
 		goto out;
 	/* The group cannot go away: rmdir needs rg_fork_sem for write. */
 	rcu_read_lock();
@@ -190,8 +202,8 @@ static void rg_cancel_fork(struct task_struct *child,
 
 	if (!grp)
 		return;
-	/* Kernel threads took no charges. */
-	if (!args->kthread)
+	/* Kernel threads and helpers took no charges. */
+	if (!rg_fork_by_kernel(args))
 		rg_cancel_charges(grp, RES_GROUP_MAX_CONTROLLERS);
 	RCU_INIT_POINTER(child->res_group, NULL);
 	percpu_up_read(&rg_fork_sem);
@@ -216,8 +228,8 @@ static void rg_post_fork(struct task_struct *child,
 			return;
 		/* rg_can_fork() took the charges and rg_fork_sem. */
 		spin_lock(&grp->lock);
-		rg_join(child, grp, args->kthread ? RES_GROUP_ATTACH :
-			RES_GROUP_FORK);
+		rg_join(child, grp, rg_fork_by_kernel(args) ?
+			RES_GROUP_ATTACH : RES_GROUP_FORK);
 		spin_unlock(&grp->lock);
 		percpu_up_read(&rg_fork_sem);
 		/*
