@@ -27,7 +27,10 @@
  * callbacks that may sleep, inside the framework's locks. Ceilings and
  * the destruction of task groups are left to rc_work, outside every lock
  * of ours and the framework's (CFS bandwidth takes cpu_hotplug_lock);
- * rc_lock, innermost, protects its lists. The static key of the hooks
+ * rc_lock, innermost, protects its lists. rc_work sets lowered ceilings
+ * deepest first and raised ones top-down (cgroup v1 refuses a quota below
+ * a child's or above the parent's), and counts what the scheduler still
+ * refuses; stats read what it set with READ_ONCE(). The static key of the hooks
  * (it takes cpu_hotplug_lock too) is turned on and off at load and
  * unload. move_task() runs under the framework's spinlocks: it only reads
  * @self_tg, which lives as long as the shares, and the scheduler takes
@@ -38,6 +41,7 @@
 #include <linux/cpumask.h>
 #include <linux/bits.h>
 #include <linux/err.h>
+#include <linux/list_sort.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -47,6 +51,7 @@
 #include <linux/sched.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -80,9 +85,17 @@
  * @retired_ns: CPU time of removed children (root only: other groups'
  *	@tg keep their children's time)
  * @base: counters at load (zero) or at the last reset
- * @quota: the ceiling rc_work is to set (rc_lock)
- * @limited: a ceiling is set on @tg (rc_work only)
+ * @depth: the group's depth (the root's is 0)
+ * @quota: the ceiling rc_work is to set, U64_MAX for none (rc_lock)
+ * @quota_ppb: the same as a part of the machine (rc_lock)
+ * @want: @quota as rc_work took it (rc_work only)
+ * @want_ppb: @quota_ppb as rc_work took it (rc_work only)
+ * @applied: the ceiling in force on @tg, U64_MAX for none (rc_work only)
+ * @applied_ppb: the same as a part of the machine (written by rc_work)
+ * @failed: the last ceiling rc_work tried to set was refused (written by
+ *	rc_work)
  * @work_node: entry in rc_dirty or rc_dead (rc_lock)
+ * @apply_node: entry in rc_work's list of ceilings to set (rc_work only)
  */
 struct rc_group {
 	struct res_shares shares;
@@ -93,10 +106,20 @@ struct rc_group {
 	struct task_group *self_tg;
 	u64 retired_ns;
 	struct res_group_sched_stat base;
+	int depth;
 	u64 quota;
-	bool limited;
+	u64 quota_ppb;
+	u64 want;
+	u64 want_ppb;
+	u64 applied;
+	u64 applied_ppb;
+	bool failed;
 	struct list_head work_node;
+	struct list_head apply_node;
 };
+
+/* Ceilings the scheduler refused (docs, "The CPU controller"). */
+static atomic_t rc_failures = ATOMIC_INIT(0);
 
 static DEFINE_MUTEX(rc_mutex);
 static DEFINE_SPINLOCK(rc_lock);
@@ -194,18 +217,20 @@ static u64 rc_min_ppb(struct rc_group *g)
 /* The ceiling of @g and of every descendant with its own max_shares. */
 static void rc_set_bandwidth(struct rc_group *g)
 {
-	u64 quota = U64_MAX;
+	u64 quota = U64_MAX, ppb = U64_MAX;
 	struct rc_group *c;
 
 	if (g->parent) {
 		if (g->shares.max_shares >= 0) {
-			quota = div64_u64(rc_max_ppb(g) * num_online_cpus() *
+			ppb = rc_max_ppb(g);
+			quota = div64_u64(ppb * num_online_cpus() *
 					  (RC_PERIOD_NS / 1000),
 					  RC_PPB / 1000);
 			quota = max_t(u64, quota, RC_MIN_QUOTA_NS);
 		}
 		spin_lock(&rc_lock);
 		g->quota = quota;
+		g->quota_ppb = ppb;
 		if (list_empty(&g->work_node))
 			list_add_tail(&g->work_node, &rc_dirty);
 		spin_unlock(&rc_lock);
@@ -235,6 +260,24 @@ static void rc_read(struct rc_group *g, struct res_group_sched_stat *st)
 	}
 }
 
+/*
+ * The ceiling of @g in force, in parts per billion of the machine: its
+ * abs_max, unless the scheduler refused a ceiling of @g or of an ancestor;
+ * then the lowest ceiling in force on the way up. Caller holds rc_mutex.
+ */
+static u64 rc_limit_ppb(struct rc_group *g)
+{
+	u64 ppb = RC_PPB;
+	struct rc_group *a;
+	bool failed = false;
+
+	for (a = g; a->parent; a = a->parent) {
+		failed |= READ_ONCE(a->failed);
+		ppb = min(ppb, READ_ONCE(a->applied_ppb));
+	}
+	return failed ? ppb : rc_max_ppb(g);
+}
+
 static void rc_show_stats(struct res_shares *s, struct seq_buf *sb)
 {
 	struct rc_group *g = to_rc(s);
@@ -250,7 +293,7 @@ static void rc_show_stats(struct res_shares *s, struct seq_buf *sb)
 		       div_u64(st.throttled_ns - g->base.throttled_ns,
 			       NSEC_PER_USEC),
 		       div_u64(rc_min_ppb(g), RC_PPB / 1000),
-		       div_u64(rc_max_ppb(g), RC_PPB / 1000));
+		       div_u64(rc_limit_ppb(g), RC_PPB / 1000));
 	mutex_unlock(&rc_mutex);
 }
 
@@ -298,6 +341,10 @@ static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 		return NULL;
 	INIT_LIST_HEAD(&g->children);
 	INIT_LIST_HEAD(&g->work_node);
+	g->quota = U64_MAX;
+	g->quota_ppb = U64_MAX;
+	g->applied = U64_MAX;
+	g->applied_ppb = U64_MAX;
 	/* The defaults the framework is about to set (docs, "Shares"). */
 	g->shares.min_shares = RES_SHARES_DONT_CARE;
 	g->shares.max_shares = RES_SHARES_DONT_CARE;
@@ -315,6 +362,7 @@ static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 	if (IS_ERR(g->self_tg))
 		goto fail_tg;
 	g->parent = p;
+	g->depth = p ? p->depth + 1 : 0;
 	if (p) {
 		list_add_tail(&g->sibling, &p->children);
 		rc_set_weights(p);
@@ -363,6 +411,55 @@ static void rc_free_shares(struct res_shares *s)
 }
 
 /*
+ * Lowered ceilings first, deepest first, then raised ones, top-down: with
+ * cgroup v1's cpu controller mounted, the scheduler refuses a quota below
+ * a child's, or above the parent's.
+ */
+static int rc_apply_order(void *priv, const struct list_head *a,
+			  const struct list_head *b)
+{
+	struct rc_group *x = list_entry(a, struct rc_group, apply_node);
+	struct rc_group *y = list_entry(b, struct rc_group, apply_node);
+	bool xl = x->want < x->applied, yl = y->want < y->applied;
+
+	if (xl != yl)
+		return xl ? -1 : 1;
+	return xl ? y->depth - x->depth : x->depth - y->depth;
+}
+
+/* Set the ceilings asked for since the last run, in rc_apply_order(). */
+static void rc_apply_ceilings(void)
+{
+	struct rc_group *g;
+	LIST_HEAD(todo);
+	int ret;
+
+	spin_lock(&rc_lock);
+	while ((g = list_first_entry_or_null(&rc_dirty, struct rc_group,
+					     work_node))) {
+		/* Asked for again meanwhile: back on rc_dirty. */
+		list_del_init(&g->work_node);
+		g->want = g->quota;
+		g->want_ppb = g->quota_ppb;
+		list_add_tail(&g->apply_node, &todo);
+	}
+	spin_unlock(&rc_lock);
+	list_sort(NULL, &todo, rc_apply_order);
+	list_for_each_entry(g, &todo, apply_node) {
+		ret = res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS,
+						    g->want);
+		WRITE_ONCE(g->failed, ret != 0);
+		if (ret) {
+			atomic_inc(&rc_failures);
+			pr_warn_ratelimited("ceiling not set: %d\n", ret);
+			continue;
+		}
+		g->applied = g->want;
+		WRITE_ONCE(g->applied_ppb, g->want_ppb);
+	}
+}
+
+/*
  * Sets the ceilings and destroys the task groups of removed groups, apart
  * from the framework's locks: CFS bandwidth takes cpu_hotplug_lock, which
  * a cgroup migration holds while it waits for forks, and forks may wait
@@ -373,29 +470,16 @@ static void rc_work_fn(struct work_struct *work)
 {
 	struct rc_group *g, *n;
 	LIST_HEAD(dead);
-	u64 quota;
-	int ret;
 
+	rc_apply_ceilings();
 	spin_lock(&rc_lock);
-	while ((g = list_first_entry_or_null(&rc_dirty, struct rc_group,
-					     work_node))) {
-		list_del_init(&g->work_node);
-		quota = g->quota;
-		spin_unlock(&rc_lock);
-		ret = res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS, quota);
-		if (ret)
-			pr_warn_ratelimited("ceiling not set: %d\n", ret);
-		else
-			g->limited = quota != U64_MAX;
-		spin_lock(&rc_lock);
-	}
 	list_splice_init(&rc_dead, &dead);
 	spin_unlock(&rc_lock);
 	if (list_empty(&dead))
 		return;
 	/* Children come before their parents. */
 	list_for_each_entry(g, &dead, work_node) {
-		if (g->limited)
+		if (g->applied != U64_MAX)
 			res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS,
 						      U64_MAX);
 		res_group_sched_release(g->self_tg);
@@ -445,5 +529,17 @@ static void __exit rc_exit(void)
 
 module_init(rc_init);
 module_exit(rc_exit);
+static int rc_get_failures(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&rc_failures));
+}
+
+static const struct kernel_param_ops rc_failures_ops = {
+	.get = rc_get_failures,
+};
+
+module_param_cb(ceiling_failures, &rc_failures_ops, NULL, 0444);
+MODULE_PARM_DESC(ceiling_failures,
+		 "ceilings the scheduler refused to set since load");
 MODULE_DESCRIPTION("Resource Groups: the CPU controller");
 MODULE_LICENSE("GPL");

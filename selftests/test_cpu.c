@@ -60,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -330,6 +331,9 @@ static int write_pid(const char *path, pid_t pid)
 	return rg_write(path, s);
 }
 
+/* Where a test mounts cgroup v1's cpu controller (the teardown unmounts). */
+#define CPU_V1 "/run/rg_cpu_v1"
+
 /* The autogroup switch, and its value before a test turned it on. */
 #define AUTOGROUP_ON "/proc/sys/kernel/sched_autogroup_enabled"
 static char autogroup_was[8];
@@ -362,6 +366,8 @@ FIXTURE_TEARDOWN(cpu)
 	rg_remove_all_groups();
 	rg_unload_all();
 	rmdir("/sys/fs/cgroup/rg_cpu_test");
+	umount2(CPU_V1, 0);
+	rmdir(CPU_V1);
 	if (autogroup_was[0]) {
 		rg_write(AUTOGROUP_ON, autogroup_was);
 		autogroup_was[0] = 0;
@@ -1094,6 +1100,51 @@ TEST_F_TIMEOUT(cpu, sched_debug_lists_our_task_groups, 120)
 	ASSERT_LT(0, rg_read("/sys/kernel/debug/sched/debug", buf,
 			     sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "/(res_groups)"));
+}
+
+#define CEILING_FAILURES "/sys/module/cpu/parameters/ceiling_failures"
+
+/*
+ * With cgroup v1's cpu controller mounted, the scheduler refuses a task
+ * group's quota below a child's, or above its parent's: lowered ceilings
+ * are set deepest first, raised ones top-down. a (max 50) has a/b (80 of
+ * a: 0.4); a lowered to 25 makes b's 0.2 and a's 0.25. (Before the fix
+ * a's was set first and refused, silently: limit_permille said 250 while
+ * 0.5 ran.) Then a raised to 100: a's 1, b's 0.8.
+ */
+TEST_F_TIMEOUT(cpu, ceilings_apply_in_order_under_cgroup_v1, 150)
+{
+	struct stats_line st;
+	pid_t p[2];
+
+	rmdir(CGROUP "/rg_cpu_test");
+	/* Not enabled (no test enabled it yet): nothing to take back. */
+	rg_write(CGROUP "/cgroup.subtree_control", "-cpu");
+	mkdir(CPU_V1, 0755);
+	ASSERT_EQ(0, mount("none", CPU_V1, "cgroup", 0, "cpu"));
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_mkdir("a/b"));
+	ASSERT_EQ(0, cpu_set("a", "max_shares=50"));
+	ASSERT_EQ(0, cpu_set("a/b", "max_shares=80"));
+	p[0] = busy_start("a", 2 * ncpus());
+	p[1] = busy_start("a/b", 2 * ncpus());
+	ASSERT_GT(p[0], 0);
+	ASSERT_GT(p[1], 0);
+	if (!rg_quick())
+		expect_cap(_metadata, "a at 50", measure1(p[0]) +
+			   measure1(p[1]), 0.5);
+	ASSERT_EQ(0, cpu_set("a", "max_shares=25"));
+	busy_stop(p[1]);
+	expect_cap(_metadata, "a lowered to 25", measure1(p[0]), 0.25);
+	ASSERT_EQ(0, read_stats("a", &st));
+	EXPECT_EQ(250, st.limit);
+	ASSERT_EQ(0, cpu_set("a", "max_shares=100"));
+	busy_stop(p[0]);
+	p[1] = busy_start("a/b", 2 * ncpus());
+	ASSERT_GT(p[1], 0);
+	expect_cap(_metadata, "b at 80 of a raised to 100", measure1(p[1]),
+		   0.8);
+	EXPECT_EQ(0, read_long(CEILING_FAILURES));
 }
 
 TEST_HARNESS_MAIN
