@@ -253,9 +253,12 @@ static bool nt_charge_parent(struct nt_group *p, int d, bool check,
  * task stays in the subtree (a move): there only eff changes, by @d.
  * Caller holds @g->lock, unless @g is the root and the task is not its
  * own.
+ *
+ * Never inlined nor cloned: a test holds a move still here, by name
+ * (selftests/modules/rg_fork_stall.c), calling it as declared.
  */
-static bool nt_charge_at(struct nt_group *g, int d, bool check,
-			 struct nt_group *stop)
+static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
+					    bool check, struct nt_group *stop)
 {
 	bool ok = true;
 
@@ -409,8 +412,9 @@ static void nt_move_task(struct task_struct *tsk, struct res_shares *from,
 	 * and at the ancestor only eff: both walks stop there. The task
 	 * enters first, so that the ancestor's eff never drops below where
 	 * it ends: a fork that comes between the two walks is checked as if
-	 * the task were in both children (it may be refused, as if it came
-	 * just before the move), never let past the ancestor's limit.
+	 * the task were in both children. It is never let past the
+	 * ancestor's limit, but it may be refused where it would pass both
+	 * before and after the move (eff one above both for that moment).
 	 */
 	if (t)
 		nt_charge(t, anc);

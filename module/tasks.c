@@ -244,7 +244,8 @@ static void rg_post_fork(struct task_struct *child,
 	 * A fork that began before the hooks were registered. Checked under
 	 * the lock: once unload has emptied the root, nothing may join.
 	 */
-	grp = rg_lock_task_group(args->kthread ? child : rg_fork_parent(args));
+	grp = rg_lock_task_group(rg_fork_by_kernel(args) ? child :
+				 rg_fork_parent(args));
 	if (!rg_detached && !rcu_access_pointer(child->res_group))
 		rg_join(child, grp, RES_GROUP_ATTACH);
 	spin_unlock(&grp->lock);

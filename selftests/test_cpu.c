@@ -664,38 +664,40 @@ static int cgroup_make(void)
 
 /*
  * Precedence (docs, "The CPU controller"): a task of a non-root group is
- * ours whatever its cpu cgroup; a task of the root group is cgroup's. The
- * cgroup's own ceiling (cpu.max, 0.4 of the machine) shows whose rule
- * holds.
+ * ours whatever its cpu cgroup; a task of the root group is cgroup's. One
+ * busy thread, a's ceiling half a CPU and the cgroup's own (cpu.max) 0.8
+ * of one show whose rule holds.
  * (The first measurement, before any cgroup move: full tier only.)
  */
 TEST_F_TIMEOUT(cpu, a_group_comes_before_cgroup, 150)
 {
+	/* Below what one thread can use: half a CPU, and 0.8 of one. */
+	int amax = 50 / ncpus();
+	double acap = amax / 100.0, ccap = 0.8 / ncpus();
 	char max[32];
 	pid_t p;
 
 	ASSERT_EQ(0, cgroup_make());
-	snprintf(max, sizeof(max), "%d 100000", ncpus() * 40000);
-	ASSERT_EQ(0, rg_write(CGROUP "/rg_cpu_test/cpu.max", max));
+	ASSERT_EQ(0, rg_write(CGROUP "/rg_cpu_test/cpu.max", "80000 100000"));
 	ASSERT_EQ(0, rg_mkdir("a"));
-	ASSERT_EQ(0, cpu_set("a", "max_shares=25"));
+	snprintf(max, sizeof(max), "max_shares=%d", amax);
+	ASSERT_EQ(0, cpu_set("a", max));
 	/* One thread: a move is per task. */
 	p = busy_start("a", 1);
 	ASSERT_GT(p, 0);
 	if (!rg_quick())
-		expect_cap(_metadata, "in a", measure1(p), 0.25);
+		expect_cap(_metadata, "in a", measure1(p), acap);
 	ASSERT_EQ(0, write_pid(CGROUP "/rg_cpu_test/cgroup.procs", p));
 	EXPECT_EQ(1, rg_is_member("a", p));
 	expect_cap(_metadata, "in a and in a capped cpu cgroup", measure1(p),
-		   0.25);
+		   acap);
 	ASSERT_EQ(0, rg_move("", p));
 	EXPECT_EQ(1, rg_is_member("", p));
-	expect_cap(_metadata, "in the root group: cgroup's", measure1(p), 0.4);
+	expect_cap(_metadata, "in the root group: cgroup's", measure1(p), ccap);
 	ASSERT_EQ(0, rg_move("a", p));
-	expect_cap(_metadata, "back in a", measure1(p), 0.25);
+	expect_cap(_metadata, "back in a", measure1(p), acap);
 	ASSERT_EQ(0, write_pid(CGROUP "/cgroup.procs", p));
-	expect_cap(_metadata, "back in cgroup's root", measure1(p),
-		   0.25);
+	expect_cap(_metadata, "back in cgroup's root", measure1(p), acap);
 	busy_stop(p);
 	EXPECT_EQ(0, rmdir(CGROUP "/rg_cpu_test"));
 }
@@ -703,8 +705,9 @@ TEST_F_TIMEOUT(cpu, a_group_comes_before_cgroup, 150)
 /*
  * A top-level guarantee against what cgroup places (docs, "Guarantees
  * against cgroup and autogroup"): the root's own part weighs as much as
- * one cpu cgroup of the default cpu.weight, so a's 60 holds against one
- * busy cgroup of root-group tasks: 60:40.
+ * one cpu cgroup of the default cpu.weight, so a's 80 holds against one
+ * busy cgroup of root-group tasks: 80:20 (the weights before, one nice-0
+ * task per top-level entity, gave 0.615).
  */
 TEST_F_TIMEOUT(cpu, guarantee_against_a_cgroup, 120)
 {
@@ -713,7 +716,7 @@ TEST_F_TIMEOUT(cpu, guarantee_against_a_cgroup, 120)
 
 	ASSERT_EQ(0, cgroup_make());
 	ASSERT_EQ(0, rg_mkdir("a"));
-	ASSERT_EQ(0, cpu_set("a", "min_shares=60"));
+	ASSERT_EQ(0, cpu_set("a", "min_shares=80"));
 	p[0] = busy_start("a", 2 * ncpus());
 	p[1] = busy_start(NULL, 2 * ncpus());
 	ASSERT_GT(p[0], 0);
@@ -722,7 +725,7 @@ TEST_F_TIMEOUT(cpu, guarantee_against_a_cgroup, 120)
 	ASSERT_EQ(0, measure(p, 2, part));
 	TH_LOG("a %.3f, the cgroup %.3f", part[0], part[1]);
 	expect_share(_metadata, "a's share", part[0] / (part[0] + part[1]),
-		     0.6, TOL_SPLIT);
+		     0.8, TOL_SPLIT);
 	expect_whole(_metadata, "a + the cgroup", part[0] + part[1]);
 	busy_stop(p[1]);
 	EXPECT_EQ(0, rmdir(CGROUP "/rg_cpu_test"));
@@ -1110,7 +1113,8 @@ TEST_F_TIMEOUT(cpu, sched_debug_lists_our_task_groups, 120)
  * are set deepest first, raised ones top-down. a (max 50) has a/b (80 of
  * a: 0.4); a lowered to 25 makes b's 0.2 and a's 0.25. (Before the fix
  * a's was set first and refused, silently: limit_permille said 250 while
- * 0.5 ran.) Then a raised to 100: a's 1, b's 0.8.
+ * 0.5 ran.) Then a raised back to 50: a's 0.5 first, then b's 0.4 (the
+ * other way round, b's would be refused: above a's 0.25).
  */
 TEST_F_TIMEOUT(cpu, ceilings_apply_in_order_under_cgroup_v1, 150)
 {
@@ -1138,12 +1142,12 @@ TEST_F_TIMEOUT(cpu, ceilings_apply_in_order_under_cgroup_v1, 150)
 	expect_cap(_metadata, "a lowered to 25", measure1(p[0]), 0.25);
 	ASSERT_EQ(0, read_stats("a", &st));
 	EXPECT_EQ(250, st.limit);
-	ASSERT_EQ(0, cpu_set("a", "max_shares=100"));
+	ASSERT_EQ(0, cpu_set("a", "max_shares=50"));
 	busy_stop(p[0]);
 	p[1] = busy_start("a/b", 2 * ncpus());
 	ASSERT_GT(p[1], 0);
-	expect_cap(_metadata, "b at 80 of a raised to 100", measure1(p[1]),
-		   0.8);
+	expect_cap(_metadata, "b at 80 of a raised to 50", measure1(p[1]),
+		   0.4);
 	EXPECT_EQ(0, read_long(CEILING_FAILURES));
 }
 

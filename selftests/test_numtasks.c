@@ -267,6 +267,9 @@ TEST_F_TIMEOUT(nt, moves_never_open_a_full_ancestor, 120)
 	char spin[16];
 	double t;
 
+	/* The forker runs while the mover spins, with preemption off. */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
 	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_fork_stall.ko", NULL));
 	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,max_shares=10"));
 	ASSERT_EQ(0, rg_mkdir("a/x"));
@@ -710,11 +713,10 @@ TEST_F(nt, user_mode_helpers_are_never_refused)
 			rg_kill(kids.pid[--kids.n]);
 	}
 	ASSERT_TRUE(full);
-	ASSERT_EQ(0, rg_set("", "stats", "res=numtasks"));
 	EXPECT_EQ(-1, mount("none", "/run", "rg_no_such_fs", 0, NULL));
 	EXPECT_EQ(ENODEV, errno);
+	/* Not the root's failcnt: any other fork in the root may count. */
 	EXPECT_EQ(0, access(UMH_RAN, F_OK));
-	EXPECT_EQ(0, NT("", "failcnt"));
 	snprintf(val, sizeof(val), "%ld", held + 100);
 	ASSERT_EQ(0, rg_write(TOTAL, val));
 }

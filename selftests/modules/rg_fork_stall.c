@@ -31,7 +31,7 @@
  *                 of any group wait.
  *   spin_charge=MS  (numtasks loaded) its next call of numtasks'
  *                 nt_charge_at() (a task entering a group: a fork, a
- *                 move) spins MS milliseconds (1..1000) first, with the
+ *                 move) spins MS milliseconds (1..500) first, with the
  *                 locks of its caller held: a move, under res_groups'
  *                 group spinlocks, cannot sleep. Reads the MS armed, or
  *                 0.
@@ -441,7 +441,7 @@ static int rg_stall_set_spin(const char *val, const struct kernel_param *kp)
 
 	if (ret)
 		return ret;
-	if (ms < 0 || ms > 1000)
+	if (ms < 0 || ms > 500)
 		return -EINVAL;
 	if (!ms) {
 		rg_stall_disarm(&rg_stall_charge);
