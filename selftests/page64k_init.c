@@ -167,6 +167,18 @@ static void res_groups_work(void)
 	result(1, name, "");
 }
 
+/*
+ * This kernel has no task-group hooks (no CFS bandwidth): module/Kbuild
+ * built cpu.ko as the stand-in, which refuses to load, with ENODEV.
+ */
+static void cpu_stand_in(void)
+{
+	int ret = insmod("/cpu.ko");
+
+	result(ret == -ENODEV, "cpu_ko_without_task_group_hooks_refuses_to_load",
+	       "insmod cpu.ko: %s", ret ? strerror(-ret) : "loaded");
+}
+
 /* Taint W (a WARN), D (an oops) or B (a bad page); O is our modules. */
 static void no_warning(void)
 {
@@ -193,6 +205,7 @@ int main(void)
 	       sysconf(_SC_PAGESIZE));
 	show_gets_a_whole_page();
 	res_groups_work();
+	cpu_stand_in();
 	no_warning();
 	printf("page64k: %d passed, %d failed\n", passed, failed);
 	sync();
