@@ -273,7 +273,7 @@ static void rc_move_task(struct task_struct *tsk, struct res_shares *from,
 static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 					  struct res_shares *parent)
 {
-	struct rc_group *g = kzalloc(sizeof(*g), GFP_KERNEL);
+	struct rc_group *g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 	struct rc_group *p = parent ? to_rc(parent) : NULL;
 
 	if (!g)

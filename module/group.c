@@ -191,7 +191,8 @@ struct res_group *rg_group_create(struct res_group *parent, const char *name)
 		return ERR_PTR(-EMLINK);
 	if (!rg_name_ok(name))
 		return ERR_PTR(-EINVAL);
-	grp = kzalloc(struct_size(grp, name, strlen(name) + 1), GFP_KERNEL);
+	grp = kzalloc(struct_size(grp, name, strlen(name) + 1),
+		      GFP_KERNEL_ACCOUNT);
 	if (!grp)
 		return ERR_PTR(-ENOMEM);
 	strcpy(grp->name, name);
