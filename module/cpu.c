@@ -396,6 +396,8 @@ static struct res_controller rc_ctl = {
 	.name		= "cpu",
 	.depth		= RES_GROUP_MAX_DEPTH,
 	.owner		= THIS_MODULE,
+	/* Section "Precedence" of the docs: resource groups win. */
+	.precedes_cgroup = true,
 	.alloc_shares	= rc_alloc_shares,
 	.free_shares	= rc_free_shares,
 	.shares_changed	= rc_shares_changed,
