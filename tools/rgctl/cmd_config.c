@@ -309,15 +309,20 @@ static int model_build(struct model *m, const struct cfg *cfg, int prune)
 		const struct cfg_line *cl = &cfg->lines[i];
 		struct node *nd = &m->nodes[find_node(m, cl->group)];
 
+		/*
+		 * A listed group's caps are the file's: a cap not given is
+		 * "max" (dump leaves those out), so a dump restores them all.
+		 */
 		for (j = 0; j < C_NR; j++) {
-			if (!cl->have_cap[j])
-				continue;
-			if (!nd->has_caps)
+			int cap = cl->have_cap[j] ? cl->cap[j] : RG_CAP_MAX;
+
+			if (nd->has_caps)
+				nd->tgt_cap[j] = cap;
+			else if (cap != RG_CAP_MAX)
 				errs += model_error(cfg, cl->line,
 						    "group %s: %s: %s (res_groups.ko has no caps)",
 						    nd->path, cap_names[j],
 						    strerror(EINVAL));
-			nd->tgt_cap[j] = cl->cap[j];
 		}
 		for (j = 0; j < cl->nreq; j++) {
 			struct rg_shares *s = NULL;
