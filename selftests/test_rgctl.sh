@@ -184,9 +184,9 @@ put() {
 
 echo "TAP version 13"
 # The plan comes first, counted by hand: one for each check, result,
-# expect and bad below (145). A check that is not reached (an early
+# expect and bad below (146). A check that is not reached (an early
 # exit, a branch that skips it) makes the runner's count fail.
-plan=145
+plan=146
 echo "1..$plan"
 . "$top/selftests/leftovers.sh"
 clean_leftovers $BB
@@ -595,6 +595,10 @@ bad cap_with_bad_line "bad:2: group /k/a: 'numtasks:min=x'" "/k max_descendants=
 bad cap_eagain_descendants "bad:1: group /k/c: 1 groups below it with the new ones, above max_descendants 0: Resource temporarily unavailable" "/k/c/x"
 bad cap_eagain_depth "bad:1: group /k: a new group 3 levels below it, above max_depth 2: Resource temporarily unavailable" "/k/a/b/z"
 bad cap_eagain_root "bad:1: group /: a new group 5 levels below it, above max_depth 4: Resource temporarily unavailable" "/k/a/b/z/w max_depth=max" "/k max_depth=max"
+# Checked on the model, before anything changes: -n refuses it too.
+printf '/k/c/x\n' > "$tmp/caps"
+expect caps_checked_before_any_change 1 "caps:1: group /k/c: .*above max_descendants 0" \
+	$R apply -n "$tmp/caps"
 $R rm -r k && $R rm -r l && echo max > $RG/max_depth
 result caps_cleanup $?
 
