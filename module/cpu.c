@@ -20,6 +20,10 @@
  * kernel threads are left in the root task group, and real-time and
  * deadline tasks ignore CFS weights and bandwidth.
  *
+ * rc_ctl.precedes_cgroup: moves into non-root groups by writers without
+ * CAP_SYS_RESOURCE need a ceiling of ours on the group or an ancestor
+ * below the root (the framework checks it; docs, "Delegation").
+ *
  * Locking: rc_mutex protects the tree (parent, children, sibling), the
  * task groups' weights and the stats baselines; it is taken in the
  * callbacks that may sleep, inside the framework's locks. Ceilings and

@@ -444,6 +444,11 @@ TEST_F(priv, ceiling_rule_with_cpu)
 	EXPECT_EQ(1, user_moves(own, "d/y"));
 	EXPECT_EQ(0, user_moves(own, "d/x"));
 	EXPECT_EQ(0, user_moves(own, "d/x/1"));
+	/* A move to the group the task is in changes nothing: allowed. */
+	ASSERT_EQ(0, rg_move("d/y", own));
+	target = "d/y";
+	EXPECT_EQ(0, as_user(NO_CAP, move_to_target, own));
+	EXPECT_TRUE(in_group(own, "d/y"));
 	/* Into the root: always (its members made the user's). */
 	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "", "members"), 0666));
 	EXPECT_EQ(0, user_moves(own, ""));
