@@ -37,7 +37,7 @@ FIXTURE(priv) {
 	char before[SNAP], after[SNAP];
 };
 
-/* Everything a user could change: shares, stats and members of a and b. */
+/* Everything a user could change: the five files of a and b. */
 static int state(char *buf)
 {
 	static const char * const groups[] = { "a", "b" };
