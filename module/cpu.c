@@ -22,6 +22,10 @@
  * in the root task group. Kernel threads are left where they are, and
  * real-time and deadline tasks ignore CFS weights and bandwidth.
  *
+ * rc_ctl.precedes_cgroup: moves into non-root groups by writers without
+ * CAP_SYS_RESOURCE need a ceiling of ours on the group or an ancestor
+ * below the root (the framework checks it; docs, "Delegation").
+ *
  * Locking: rc_mutex protects the tree (parent, children, sibling), the
  * task groups' weights and the stats baselines; it is taken in the
  * callbacks that may sleep, inside the framework's locks. Ceilings and
@@ -334,7 +338,7 @@ static void rc_move_task(struct task_struct *tsk, struct res_shares *from,
 static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 					  struct res_shares *parent)
 {
-	struct rc_group *g = kzalloc(sizeof(*g), GFP_KERNEL);
+	struct rc_group *g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 	struct rc_group *p = parent ? to_rc(parent) : NULL;
 
 	if (!g)
@@ -499,6 +503,8 @@ static struct res_controller rc_ctl = {
 	.name		= "cpu",
 	.depth		= RES_GROUP_MAX_DEPTH,
 	.owner		= THIS_MODULE,
+	/* Section "Precedence" of the docs: resource groups win. */
+	.precedes_cgroup = true,
 	.alloc_shares	= rc_alloc_shares,
 	.free_shares	= rc_free_shares,
 	.shares_changed	= rc_shares_changed,

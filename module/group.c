@@ -2,8 +2,9 @@
 /*
  * Resource Groups: the group tree.
  *
- * Locking: the tree (parent, children, sibling), every group's shares[]
- * and every res_shares value are under rg_mutex. A group's eff[] is
+ * Locking: the tree (parent, children, sibling), the descendant counts
+ * and caps, every group's shares[] and every res_shares value are under
+ * rg_mutex. A group's eff[] is
  * written under rg_mutex and the group's lock, with rg_fork_sem held for
  * write (forks read it holding rg_fork_sem for read). Group memory is
  * freed after an RCU grace period, so task->res_group may be followed
@@ -18,6 +19,8 @@
 /* The tree, the controller list and every res_shares value. */
 DEFINE_MUTEX(rg_mutex);
 struct res_group rg_root = {
+	.max_descendants = RG_CAP_MAX,
+	.max_depth = RG_CAP_MAX,
 	.name = "",
 };
 
@@ -172,14 +175,42 @@ static bool rg_name_ok(const char *name)
 	return true;
 }
 
+/*
+ * May a new group go under @parent? Not if it would take the number of
+ * descendants of @parent or of an ancestor past its max_descendants, or
+ * the new group's depth below one of them past its max_depth (as cgroup
+ * v2's cgroup_check_hierarchy_limits()). Caller holds rg_mutex.
+ */
+static bool rg_caps_allow_child(struct res_group *parent)
+{
+	struct res_group *anc;
+	int level = 1;
+
+	for (anc = parent; anc; anc = anc->parent, level++)
+		if (anc->nr_descendants >= anc->max_descendants ||
+		    level > anc->max_depth)
+			return false;
+	return true;
+}
+
+/* @n more (or fewer) groups below @grp: count them in @grp and up. */
+static void rg_descendants_add(struct res_group *grp, int n)
+{
+	for (; grp; grp = grp->parent)
+		grp->nr_descendants += n;
+}
+
 /**
  * rg_group_create - a new group under @parent (mkdir)
  * @parent: the parent group
  * @name: the directory name
  *
- * Caller holds rg_mutex. Return: the group, or ERR_PTR(-EMLINK) beyond
- * RES_GROUP_MAX_DEPTH, -EINVAL for a name with a control character,
- * -ENOMEM.
+ * The group and the controllers' shares are charged to the caller's
+ * memory cgroup (GFP_KERNEL_ACCOUNT). Caller holds rg_mutex.
+ *
+ * Return: the group, or ERR_PTR(-EMLINK) beyond RES_GROUP_MAX_DEPTH,
+ * -EINVAL for a name with a control character, -EAGAIN beyond the
+ * max_descendants or max_depth of @parent or of an ancestor, -ENOMEM.
  */
 struct res_group *rg_group_create(struct res_group *parent, const char *name)
 {
@@ -191,12 +222,17 @@ struct res_group *rg_group_create(struct res_group *parent, const char *name)
 		return ERR_PTR(-EMLINK);
 	if (!rg_name_ok(name))
 		return ERR_PTR(-EINVAL);
-	grp = kzalloc(struct_size(grp, name, strlen(name) + 1), GFP_KERNEL);
+	if (!rg_caps_allow_child(parent))
+		return ERR_PTR(-EAGAIN);
+	grp = kzalloc(struct_size(grp, name, strlen(name) + 1),
+		      GFP_KERNEL_ACCOUNT);
 	if (!grp)
 		return ERR_PTR(-ENOMEM);
 	strcpy(grp->name, name);
 	grp->parent = parent;
 	grp->depth = parent->depth + 1;
+	grp->max_descendants = RG_CAP_MAX;
+	grp->max_depth = RG_CAP_MAX;
 	spin_lock_init(&grp->lock);
 	INIT_LIST_HEAD(&grp->tasks);
 	INIT_LIST_HEAD(&grp->children);
@@ -211,6 +247,7 @@ struct res_group *rg_group_create(struct res_group *parent, const char *name)
 	}
 	/* No task can be in it yet: no need for its lock or rg_fork_sem. */
 	list_add_tail(&grp->sibling, &parent->children);
+	rg_descendants_add(parent, 1);
 	return grp;
 }
 
@@ -246,6 +283,7 @@ void rg_group_remove(struct res_group *grp)
 	mutex_lock(&rg_mutex);
 	rg_tasks_move_all(grp, grp->parent);
 	list_del_init(&grp->sibling);
+	rg_descendants_add(grp->parent, -1);
 	rg_group_free_shares(grp);
 	mutex_unlock(&rg_mutex);
 	percpu_up_write(&rg_fork_sem);

@@ -454,7 +454,7 @@ static int nt_reset_stats(struct res_shares *s, const char *args)
 static struct res_shares *nt_alloc_shares(struct res_controller *ctl,
 					  struct res_shares *parent)
 {
-	struct nt_group *g = kzalloc(sizeof(*g), GFP_KERNEL);
+	struct nt_group *g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 
 	if (!g)
 		return NULL;

@@ -36,6 +36,12 @@
  * @eff: shares its tasks count in: @shares or the nearest ancestor's
  * @children: child groups (rg_mutex)
  * @sibling: entry in the parent's @children (rg_mutex)
+ * @nr_descendants: groups in the subtree below, this one not counted
+ *	(rg_mutex)
+ * @max_descendants: a mkdir that would take @nr_descendants past this
+ *	fails (rg_mutex; RG_CAP_MAX: no cap)
+ * @max_depth: a mkdir of a group deeper than this below this group fails
+ *	(rg_mutex; RG_CAP_MAX: no cap)
  * @rcu: frees the group after readers of task->res_group are done
  * @name: the directory name (copied: configfs frees its own copy early)
  */
@@ -50,9 +56,15 @@ struct res_group {
 	struct res_shares *eff[RES_GROUP_MAX_CONTROLLERS];
 	struct list_head children;
 	struct list_head sibling;
+	int nr_descendants;
+	int max_descendants;
+	int max_depth;
 	struct rcu_head rcu;
 	char name[];
 };
+
+/* max_descendants and max_depth: "max", as cgroup v2's INT_MAX. */
+#define RG_CAP_MAX	INT_MAX
 
 extern struct percpu_rw_semaphore rg_fork_sem;
 extern struct mutex rg_mutex;

@@ -2,13 +2,19 @@
 /*
  * RGCS: the configfs interface, /sys/kernel/config/res_groups.
  *
- * Every directory is a group with three files: shares, stats, members
- * (formats in docs/res_groups.rst, "The configfs interface").
+ * Every directory is a group with five files: shares, stats, members,
+ * max_descendants, max_depth (formats in docs/res_groups.rst, "The
+ * configfs interface").
  *
  * Locking: the shares and stats handlers take rg_mutex; members takes the
- * group's lock to list its tasks and rg_mutex to move one. mkdir takes
- * rg_mutex, rmdir (with configfs' directory locks held) rg_fork_sem then
- * rg_mutex: so nothing here takes a VFS lock while holding rg_mutex.
+ * group's lock to list its tasks and rg_mutex to move one (checking the
+ * ceiling rule under the same hold as the move); max_descendants and
+ * max_depth are read and written under rg_mutex, and checked by mkdir
+ * under it. mkdir takes rg_mutex, rmdir (with configfs' directory locks
+ * held) rg_fork_sem then rg_mutex: so nothing here takes a VFS lock while
+ * holding rg_mutex, and the permission checks that look files up
+ * (members of a common ancestor, a parent's cap files) only try the
+ * directory's lock (rgcs_may_write()).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -38,6 +44,13 @@ static struct res_group *to_rg(struct config_item *item)
  * (the rest of a longer write is dropped).
  */
 #define RGCS_ATTR_SIZE	4096
+
+/* The configfs directory of @grp (the subsystem's for the root). */
+static struct dentry *rgcs_dentry(struct res_group *grp)
+{
+	return grp == &rg_root ? rgcs_subsys.su_group.cg_item.ci_dentry :
+				 grp->cg.cg_item.ci_dentry;
+}
 
 /*
  * A string written to a file: NUL-free, one trailing newline allowed. No
@@ -259,9 +272,50 @@ static bool rgcs_may_move(struct task_struct *tsk)
 	return same_uid;
 }
 
-static bool rgcs_privileged(void)
+/*
+ * The ceiling rule (docs/res_groups.rst, "Delegation"): a move into a
+ * non-root group takes the task out of cgroup's control of every resource
+ * whose controller takes precedence over cgroup. A writer without
+ * CAP_SYS_RESOURCE may do that only if, for each such controller now
+ * registered, @to or an ancestor below the root has a ceiling. Caller
+ * holds rg_mutex, as every shares write and (un)registration does: the
+ * ceiling seen is the one in force when the task moves.
+ */
+static bool rgcs_under_ceilings(struct res_group *to)
 {
-	return capable(CAP_SYS_NICE) || capable(CAP_SYS_RESOURCE);
+	struct res_controller *ctl;
+	struct res_shares *s;
+	struct res_group *g;
+
+	lockdep_assert_held(&rg_mutex);
+	if (to == &rg_root)
+		return true;
+	list_for_each_entry(ctl, &rg_controllers, list) {
+		if (!ctl->precedes_cgroup)
+			continue;
+		for (g = to; g != &rg_root; g = g->parent) {
+			s = g->shares[ctl->id];
+			if (s && s->max_shares >= 0)
+				break;
+		}
+		if (g == &rg_root)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * rg_task_move() for a write to members; @ceiling: the writer lacks
+ * CAP_SYS_RESOURCE, apply the ceiling rule (not to a task already in @to:
+ * that move changes nothing). Caller holds rg_mutex.
+ */
+static int rgcs_task_move(struct task_struct *tsk, struct res_group *to,
+			  bool ceiling)
+{
+	if (ceiling && rcu_access_pointer(tsk->res_group) != to &&
+	    !rgcs_under_ceilings(to))
+		return -EPERM;
+	return rg_task_move(tsk, to);
 }
 
 /* The nearest group that has both @a and @b in its subtree. */
@@ -280,13 +334,15 @@ static struct res_group *rgcs_common_ancestor(struct res_group *a,
 }
 
 /*
- * May the writer write @dir's members file? Checked on the file itself, so
- * that chmod/chown of members is what delegates a subtree. We run inside a
- * store(), holding configfs' frag_sem of the destination, and an rmdir of
- * the destination holds @dir's inode lock while it waits for that
- * frag_sem: so only try the lock, for a while, then give up (-EBUSY).
+ * May the writer write the file @name of the group whose directory is
+ * @dir? Checked on the file itself, so that chmod/chown of the file is
+ * what delegates it. We run inside a store(), holding configfs' frag_sem
+ * of the group written to, and an rmdir of that group holds the inode
+ * lock of its directory and of its parent's while it waits for that
+ * frag_sem (@dir may be either): so only try the lock, for a while, then
+ * give up (-EBUSY).
  */
-static int rgcs_may_write_members(struct dentry *dir)
+static int rgcs_may_write(struct dentry *dir, const char *name)
 {
 	struct inode *inode = d_inode(dir);
 	struct dentry *d;
@@ -297,7 +353,7 @@ static int rgcs_may_write_members(struct dentry *dir)
 			return -EBUSY;
 		schedule_timeout_killable(1);
 	}
-	d = lookup_one_len("members", dir, strlen("members"));
+	d = lookup_one_len(name, dir, strlen(name));
 	inode_unlock_shared(inode);
 	if (IS_ERR(d))
 		return PTR_ERR(d);
@@ -318,7 +374,8 @@ static int rgcs_may_write_members(struct dentry *dir)
  * done without rg_mutex, and the move retried (a few times) if the task
  * changed group meanwhile. Caller holds a reference to @tsk.
  */
-static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to)
+static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to,
+			       bool ceiling)
 {
 	struct res_group *from, *anc;
 	struct dentry *dir;
@@ -338,20 +395,18 @@ static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to)
 		 * or by an rmdir under way until it has removed the group).
 		 */
 		anc = rgcs_common_ancestor(from, to);
-		dir = dget(anc == &rg_root ?
-			   rgcs_subsys.su_group.cg_item.ci_dentry :
-			   anc->cg.cg_item.ci_dentry);
+		dir = dget(rgcs_dentry(anc));
 		mutex_unlock(&rg_mutex);
 		if (!dir)
 			return -EPERM;
-		ret = rgcs_may_write_members(dir);
+		ret = rgcs_may_write(dir, "members");
 		dput(dir);
 		if (ret)
 			return ret;
 
 		mutex_lock(&rg_mutex);
 		if (rcu_access_pointer(tsk->res_group) == from) {
-			ret = rg_task_move(tsk, to);
+			ret = rgcs_task_move(tsk, to, ceiling);
 			mutex_unlock(&rg_mutex);
 			return ret;
 		}
@@ -364,6 +419,7 @@ static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to)
 static ssize_t rgcs_members_store(struct config_item *item, const char *page,
 				  size_t count)
 {
+	bool sys_resource, privileged;
 	struct task_struct *tsk;
 	char *str;
 	int pid, ret;
@@ -384,21 +440,112 @@ static ssize_t rgcs_members_store(struct config_item *item, const char *page,
 	if (!tsk)
 		return -ESRCH;
 
+	/*
+	 * Either capability spares the uid and common-ancestor checks; only
+	 * CAP_SYS_RESOURCE spares the ceiling rule.
+	 */
+	sys_resource = capable(CAP_SYS_RESOURCE);
+	privileged = sys_resource || capable(CAP_SYS_NICE);
 	if (tsk->flags & PF_EXITING) {
 		ret = -ESRCH;
 	} else if (tsk->flags & PF_KTHREAD) {
 		ret = -EINVAL;
-	} else if (rgcs_privileged()) {
+	} else if (privileged) {
 		mutex_lock(&rg_mutex);
-		ret = rg_task_move(tsk, to_rg(item));
+		ret = rgcs_task_move(tsk, to_rg(item), !sys_resource);
 		mutex_unlock(&rg_mutex);
 	} else if (!rgcs_may_move(tsk)) {
 		ret = -EPERM;
 	} else {
-		ret = rgcs_move_delegated(tsk, to_rg(item));
+		ret = rgcs_move_delegated(tsk, to_rg(item), true);
 	}
 	put_task_struct(tsk);
 	return ret ?: count;
+}
+
+/* max_descendants and max_depth, read: "max" or the number. */
+static ssize_t rgcs_cap_show(int *cap, char *page)
+{
+	int val;
+
+	mutex_lock(&rg_mutex);
+	val = *cap;
+	mutex_unlock(&rg_mutex);
+	if (val == RG_CAP_MAX)
+		return scnprintf(page, RGCS_ATTR_SIZE, "max\n");
+	return scnprintf(page, RGCS_ATTR_SIZE, "%d\n", val);
+}
+
+/*
+ * max_descendants and max_depth, write: "max" or a decimal in 0..INT_MAX
+ * (INT_MAX is "max", as in cgroup v2), one trailing newline allowed.
+ * Like cgroup v2, whose delegated user owns the directory but not its
+ * top's cgroup.max.* files, the writer must also be allowed to write the
+ * parent's file of the same name: a user given a group (its files
+ * chowned) cannot raise its own caps, only those of the groups below.
+ * @grp is pinned by the store() (rmdir waits for it), its parent by @grp.
+ */
+static ssize_t rgcs_cap_store(struct res_group *grp, int *cap,
+			      const char *name, const char *page,
+			      size_t count)
+{
+	unsigned int val;
+	struct dentry *dir;
+	int ret = 0;
+	char *str;
+
+	str = rgcs_dup_input(page, count);
+	if (IS_ERR(str))
+		return PTR_ERR(str);
+	if (!strcmp(str, "max"))
+		val = RG_CAP_MAX;
+	/* kstrtouint() would take one more trailing newline: not here. */
+	else if (strchr(str, '\n') || kstrtouint(str, 10, &val) ||
+		 val > INT_MAX)
+		ret = -EINVAL;
+	kfree(str);
+	if (ret)
+		return ret;
+
+	if (grp->parent) {
+		dir = dget(rgcs_dentry(grp->parent));
+		ret = rgcs_may_write(dir, name);
+		dput(dir);
+		if (ret)
+			return ret;
+	}
+	mutex_lock(&rg_mutex);
+	*cap = val;
+	mutex_unlock(&rg_mutex);
+	return count;
+}
+
+static ssize_t rgcs_max_descendants_show(struct config_item *item,
+					 char *page)
+{
+	return rgcs_cap_show(&to_rg(item)->max_descendants, page);
+}
+
+static ssize_t rgcs_max_descendants_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	struct res_group *grp = to_rg(item);
+
+	return rgcs_cap_store(grp, &grp->max_descendants, "max_descendants",
+			      page, count);
+}
+
+static ssize_t rgcs_max_depth_show(struct config_item *item, char *page)
+{
+	return rgcs_cap_show(&to_rg(item)->max_depth, page);
+}
+
+static ssize_t rgcs_max_depth_store(struct config_item *item,
+				    const char *page, size_t count)
+{
+	struct res_group *grp = to_rg(item);
+
+	return rgcs_cap_store(grp, &grp->max_depth, "max_depth", page, count);
 }
 
 CONFIGFS_ATTR(rgcs_, shares);
@@ -422,10 +569,31 @@ static struct configfs_attribute rgcs_attr_members = {
 	.ca_opener_cred	= true,
 };
 
+/* The permission check on the parent's file is the opener's too. */
+static struct configfs_attribute rgcs_attr_max_descendants = {
+	.ca_name	= "max_descendants",
+	.ca_mode	= 0644,
+	.ca_owner	= THIS_MODULE,
+	.show		= rgcs_max_descendants_show,
+	.store		= rgcs_max_descendants_store,
+	.ca_opener_cred	= true,
+};
+
+static struct configfs_attribute rgcs_attr_max_depth = {
+	.ca_name	= "max_depth",
+	.ca_mode	= 0644,
+	.ca_owner	= THIS_MODULE,
+	.show		= rgcs_max_depth_show,
+	.store		= rgcs_max_depth_store,
+	.ca_opener_cred	= true,
+};
+
 static struct configfs_attribute *rgcs_attrs[] = {
 	&rgcs_attr_shares,
 	&rgcs_attr_stats,
 	&rgcs_attr_members,
+	&rgcs_attr_max_descendants,
+	&rgcs_attr_max_depth,
 	NULL,
 };
 

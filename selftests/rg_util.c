@@ -269,7 +269,9 @@ long rg_get(const char *group, const char *file, const char *res,
 int rg_snapshot_all(const char * const *groups, size_t n, char *buf,
 		    size_t size)
 {
-	static const char * const files[] = { "shares", "stats", "members" };
+	static const char * const files[] = {
+		"shares", "stats", "members", "max_descendants", "max_depth",
+	};
 	size_t i, len;
 	int ret = 0, r;
 

@@ -100,7 +100,8 @@ long rg_get(const char *group, const char *file, const char *res,
 int rg_snapshot(const char * const *groups, size_t n, const char *file,
 		char *buf, size_t size);
 /*
- * shares, stats and members of each of n groups (file by file), appended
+ * shares, stats, members, max_descendants and max_depth of each of n
+ * groups (file by file), appended
  * to what buf already holds: the whole state a refused write must leave.
  * 0 or the first error, as rg_snapshot().
  */

@@ -57,7 +57,7 @@ FIXTURE(faults) {
 	struct ctx c;
 };
 
-/* Groups, their shares, stats and members; whether numtasks is loaded. */
+/* Groups, their shares, stats, members and caps; whether numtasks is loaded. */
 static void state(char *buf)
 {
 	static const char * const groups[] = { "a", "a/b" };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The group tree (docs/res_groups.rst: depth, tasks, configfs): depth
- * limit, names, rmdir, /proc paths.
+ * limit, names, rmdir, /proc paths, max_descendants and max_depth.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,13 +64,248 @@ TEST_F(groups, utf8_names_are_accepted)
 	EXPECT_TRUE(rg_exists(RG_ROOT "/\xc3\x84rger/members"));
 }
 
-TEST_F(groups, every_group_has_three_files)
+TEST_F(groups, every_group_has_five_files)
 {
 	ASSERT_EQ(0, rg_mkdir("a"));
 	EXPECT_TRUE(rg_exists(RG_ROOT "/a/shares"));
 	EXPECT_TRUE(rg_exists(RG_ROOT "/a/stats"));
 	EXPECT_TRUE(rg_exists(RG_ROOT "/a/members"));
+	EXPECT_TRUE(rg_exists(RG_ROOT "/a/max_descendants"));
+	EXPECT_TRUE(rg_exists(RG_ROOT "/a/max_depth"));
 	EXPECT_TRUE(rg_exists(RG_ROOT "/shares"));
+	EXPECT_TRUE(rg_exists(RG_ROOT "/max_descendants"));
+	EXPECT_TRUE(rg_exists(RG_ROOT "/max_depth"));
+}
+
+/* Both caps of the root and of a, in one string. */
+static void caps_state(char *buf, size_t size)
+{
+	static const char * const groups[] = { "", "a" };
+	size_t len;
+
+	rg_snapshot(groups, ARRAY_SIZE(groups), "max_descendants", buf, size);
+	len = strlen(buf);
+	rg_snapshot(groups, ARRAY_SIZE(groups), "max_depth", buf + len,
+		    size - len);
+}
+
+/* The cap file of group now reads want. */
+#define EXPECT_CAP(group, file, want) do {				\
+	char _p[256], _b[64];						\
+	rg_path(_p, sizeof(_p), group, file);				\
+	EXPECT_LT(0, rg_read(_p, _b, sizeof(_b)));			\
+	EXPECT_STREQ(want, _b) TH_LOG("%s", _p);			\
+} while (0)
+
+/*
+ * Every kind of value, to both caps of the root and of a group: "max" or
+ * 0..INT_MAX (INT_MAX reads back as "max", as in cgroup v2), one trailing
+ * newline; anything else EINVAL with both caps of both groups unchanged.
+ */
+TEST_F(groups, cap_values)
+{
+	static const struct { const char *in, *out; } good[] = {
+		{ "0", "0\n" }, { "1", "1\n" }, { "1\n", "1\n" },
+		{ "1000000", "1000000\n" }, { "2147483646", "2147483646\n" },
+		{ "2147483647", "max\n" }, { "+5", "5\n" }, { "007", "7\n" },
+		{ "max", "max\n" }, { "max\n", "max\n" }, { "3\n", "3\n" },
+	};
+	static const char * const bad[] = {
+		"\n", " ", "\t", " 1", "1 ", "1\n\n", "\n1", "-1", "-0",
+		"-2147483648", "2147483648", "4294967295", "4294967296",
+		"99999999999999999999", "0x10", "010x", "1a", "abc", "1,2",
+		"max ", " max", "MAX", "Max", "maxx", "ma", "max\n\n", "inf",
+		"1.5", "1e3",
+	};
+	static const char * const files[] = { "max_descendants", "max_depth" };
+	static const char * const groups[] = { "", "a" };
+	char before[1024], after[1024], p[256], big[5000];
+	size_t g, f, i;
+
+	ASSERT_EQ(0, rg_mkdir("a"));
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		for (f = 0; f < ARRAY_SIZE(files); f++)
+			EXPECT_CAP(groups[g], files[f], "max\n");
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		for (f = 0; f < ARRAY_SIZE(files); f++) {
+			rg_path(p, sizeof(p), groups[g], files[f]);
+			for (i = 0; i < ARRAY_SIZE(good); i++) {
+				EXPECT_EQ(0, rg_write(p, good[i].in))
+					TH_LOG("%s <- '%s'", p, good[i].in);
+				EXPECT_CAP(groups[g], files[f], good[i].out);
+			}
+			/* Now 3 (the last good value): bad input keeps it. */
+			caps_state(before, sizeof(before));
+			EXPECT_NE(NULL, strstr(before, "3\n"));
+			for (i = 0; i < ARRAY_SIZE(bad); i++) {
+				EXPECT_EQ(-EINVAL, rg_write(p, bad[i]))
+					TH_LOG("%s <- '%s'", p, bad[i]);
+				caps_state(after, sizeof(after));
+				EXPECT_STREQ(before, after)
+					TH_LOG("%s <- '%s'", p, bad[i]);
+			}
+			/*
+			 * An embedded NUL, nothing; zeros (a valid 0, whatever the
+			 * length) more than a page long, and a page less one
+			 * byte: all configfs passes on of a longer write.
+			 */
+			EXPECT_EQ(-EINVAL, rg_write_buf(p, "1\0", 2));
+			/* An empty write: configfs refuses it itself. */
+			EXPECT_EQ(-EFAULT, rg_write(p, ""));
+			memset(big, '0', sizeof(big));
+			EXPECT_EQ(-EINVAL, rg_write_buf(p, big, sizeof(big)));
+			EXPECT_EQ(-EINVAL, rg_write_buf(p, big, 4095));
+			caps_state(after, sizeof(after));
+			EXPECT_STREQ(before, after);
+		}
+}
+
+/* The group exists. */
+static int there(const char *group)
+{
+	char p[256];
+
+	return rg_exists(rg_path(p, sizeof(p), group, NULL));
+}
+
+/*
+ * max_descendants counts every group below, at any depth, and holds for
+ * the whole subtree: a cap on the parent and on the grandparent. A
+ * refused mkdir creates nothing and counts nothing: after an rmdir just
+ * one more group fits.
+ */
+TEST_F(groups, max_descendants_eagain)
+{
+	static const char * const watched[] = { "g", "g/p" };
+	char before[4096], after[4096];
+
+	ASSERT_EQ(0, rg_mkdir("g"));
+	ASSERT_EQ(0, rg_mkdir("g/p"));
+	ASSERT_EQ(0, rg_set("g", "max_descendants", "3"));
+	EXPECT_EQ(0, rg_mkdir("g/p/a"));
+	EXPECT_EQ(0, rg_mkdir("g/p/b"));
+	before[0] = '\0';
+	ASSERT_EQ(0, rg_snapshot_all(watched, 2, before, sizeof(before)));
+	/* Grandparent's cap: in g/p, in g/p/a; parent's: in g. */
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/p/c"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/p/a/x"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/q"));
+	EXPECT_FALSE(there("g/p/c"));
+	EXPECT_FALSE(there("g/p/a/x"));
+	EXPECT_FALSE(there("g/q"));
+	after[0] = '\0';
+	ASSERT_EQ(0, rg_snapshot_all(watched, 2, after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	/* Freed by an rmdir: one fits again, and only one. */
+	ASSERT_EQ(0, rg_rmdir("g/p/b"));
+	EXPECT_EQ(0, rg_mkdir("g/p/a/x"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/p/c"));
+
+	/* The parent's own cap, 0 and 1; a sibling is not held by it. */
+	ASSERT_EQ(0, rg_set("g", "max_descendants", "max"));
+	ASSERT_EQ(0, rg_set("g/p/a", "max_descendants", "0"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/p/a/y"));
+	EXPECT_EQ(0, rg_set("g/p", "max_descendants", "3"));
+	EXPECT_EQ(0, rg_mkdir("g/p/c"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/p/d"));
+	EXPECT_EQ(0, rg_mkdir("g/q"));
+	ASSERT_EQ(0, rg_set("g/q", "max_descendants", "1"));
+	EXPECT_EQ(0, rg_mkdir("g/q/1"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/q/2"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/q/1/2"));
+	EXPECT_EQ(0, rg_set("g/q", "max_descendants", "max"));
+	EXPECT_EQ(0, rg_mkdir("g/q/1/2"));
+
+	/* The root's: every group counts (g and its 7: 8, then h). */
+	ASSERT_EQ(0, rg_set("", "max_descendants", "9"));
+	EXPECT_EQ(0, rg_mkdir("h"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("i"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/q/3"));
+	EXPECT_FALSE(there("i"));
+	ASSERT_EQ(0, rg_set("", "max_descendants", "max"));
+	EXPECT_EQ(0, rg_mkdir("i"));
+}
+
+/*
+ * max_depth: how deep below the group a new one may be (1: children). A
+ * cap on the parent and on the grandparent, and the root's.
+ */
+TEST_F(groups, max_depth_eagain)
+{
+	ASSERT_EQ(0, rg_mkdir("g"));
+	ASSERT_EQ(0, rg_set("g", "max_depth", "2"));
+	EXPECT_EQ(0, rg_mkdir("g/a"));
+	EXPECT_EQ(0, rg_mkdir("g/a/b"));
+	/* Level 3 below g, whose cap is on the grandparent's parent. */
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/a/b/c"));
+	EXPECT_FALSE(there("g/a/b/c"));
+	/* The parent's cap: 0, no child; a sibling is not held by it. */
+	ASSERT_EQ(0, rg_set("g/a", "max_depth", "0"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/a/d"));
+	EXPECT_FALSE(there("g/a/d"));
+	EXPECT_EQ(0, rg_mkdir("g/e"));
+	/* The grandparent's, 1: g/f's children only. */
+	ASSERT_EQ(0, rg_set("g", "max_depth", "max"));
+	EXPECT_EQ(0, rg_mkdir("g/f"));
+	EXPECT_EQ(0, rg_mkdir("g/f/1"));
+	ASSERT_EQ(0, rg_set("g/f", "max_depth", "1"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/f/1/2"));
+	EXPECT_EQ(0, rg_mkdir("g/f/3"));
+	EXPECT_EQ(0, rg_mkdir("g/e/1"));
+	EXPECT_EQ(0, rg_mkdir("g/e/1/2"));
+	/* The root's, 2: no group at depth 3 anywhere. */
+	ASSERT_EQ(0, rg_set("", "max_depth", "2"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/e/1/3"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("g/e/4"));
+	EXPECT_FALSE(there("g/e/4"));
+	EXPECT_EQ(0, rg_mkdir("g/h"));
+	EXPECT_EQ(0, rg_mkdir("x"));
+	ASSERT_EQ(0, rg_set("", "max_depth", "0"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("y"));
+	EXPECT_FALSE(there("y"));
+	ASSERT_EQ(0, rg_set("", "max_depth", "max"));
+	EXPECT_EQ(0, rg_mkdir("g/e/1/3"));
+}
+
+/*
+ * A cap lowered below what exists is taken (as in cgroup v2): the groups
+ * stay, only new ones are refused until enough are gone.
+ */
+TEST_F(groups, caps_lowered_below_what_exists)
+{
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_mkdir("a/x"));
+	ASSERT_EQ(0, rg_mkdir("a/y"));
+	ASSERT_EQ(0, rg_mkdir("a/x/z"));
+	EXPECT_EQ(0, rg_set("a", "max_descendants", "1"));
+	EXPECT_CAP("a", "max_descendants", "1\n");
+	EXPECT_EQ(0, rg_set("a", "max_depth", "1"));
+	EXPECT_CAP("a", "max_depth", "1\n");
+	EXPECT_TRUE(there("a/x/z"));
+	EXPECT_TRUE(there("a/y"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("a/w"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("a/x/v"));
+	EXPECT_EQ(0, rg_rmdir("a/y"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("a/w"));
+	EXPECT_EQ(0, rg_rmdir("a/x/z"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("a/w"));	/* a/x: 1, not below 1 */
+	EXPECT_EQ(0, rg_rmdir("a/x"));
+	EXPECT_EQ(0, rg_mkdir("a/w"));
+	EXPECT_EQ(-EAGAIN, rg_mkdir("a/w/v"));	/* max_depth 1 */
+	EXPECT_FALSE(there("a/w/v"));
+}
+
+/* Depth 5 is the limit whatever the caps: EMLINK comes first. */
+TEST_F(groups, emlink_before_eagain)
+{
+	ASSERT_EQ(0, rg_mkdir("1"));
+	ASSERT_EQ(0, rg_mkdir("1/2"));
+	ASSERT_EQ(0, rg_mkdir("1/2/3"));
+	ASSERT_EQ(0, rg_mkdir("1/2/3/4"));
+	ASSERT_EQ(0, rg_mkdir("1/2/3/4/5"));
+	ASSERT_EQ(0, rg_set("1/2/3/4/5", "max_depth", "0"));
+	ASSERT_EQ(0, rg_set("1/2/3/4/5", "max_descendants", "0"));
+	EXPECT_EQ(-EMLINK, rg_mkdir("1/2/3/4/5/6"));
 }
 
 TEST_F(groups, group_with_children_cannot_be_removed)

@@ -4,9 +4,10 @@
  * numtasks' total_numtasks, each with its exact errno, and the whole state
  * read back unchanged after each one.
  *
- * "The whole state" is every shares, stats and members file of the groups
- * a, a/b and b, the root's shares, and the numtasks parameters. The root's
- * members and stats are left out: kernel threads come and go there.
+ * "The whole state" is every shares, stats, members, max_descendants and
+ * max_depth file of the groups a, a/b and b, the root's shares, and the
+ * numtasks parameters. The root's members and stats are left out: kernel
+ * threads come and go there.
  */
 #define _GNU_SOURCE
 #include <errno.h>

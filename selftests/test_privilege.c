@@ -4,7 +4,9 @@
  * modes guard mkdir, rmdir and writes; a move needs CAP_SYS_NICE,
  * CAP_SYS_RESOURCE, or the task's real uid and write access to the
  * members file of the common ancestor of both groups; pids in members are
- * those of the reader's or writer's pid namespace.
+ * those of the reader's or writer's pid namespace. With cpu.ko, a move
+ * without CAP_SYS_RESOURCE needs a ceiling (the ceiling rule). The caps
+ * max_descendants and max_depth need the parent's file writable too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,7 +37,7 @@ FIXTURE(priv) {
 	char before[SNAP], after[SNAP];
 };
 
-/* Everything a user could change: shares, stats and members of a and b. */
+/* Everything a user could change: the five files of a and b. */
 static int state(char *buf)
 {
 	static const char * const groups[] = { "a", "b" };
@@ -267,6 +269,237 @@ TEST_F(priv, other_capabilities_do_not_allow_a_move)
 	EXPECT_EQ(1, as_user(CAP_KILL, move_to_b, self->root_task));
 	EXPECT_EQ(1, as_user(CAP_SETUID, move_to_b, self->root_task));
 	EXPECT_EQ(1, rg_is_member("a", self->root_task));
+}
+
+/* chown to USER of the group's directory and of its five files. */
+static void chown_group(struct __test_metadata *_metadata, const char *group)
+{
+	static const char * const files[] = {
+		NULL, "shares", "stats", "members", "max_descendants",
+		"max_depth",
+	};
+	char p[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		ASSERT_EQ(0, chown(rg_path(p, sizeof(p), group, files[i]),
+				   USER, USER));
+}
+
+/* The cap file of a group reads want. */
+static bool cap_is(const char *group, const char *file, const char *want)
+{
+	char p[256], buf[64];
+
+	return rg_read(rg_path(p, sizeof(p), group, file), buf,
+		       sizeof(buf)) > 0 && !strcmp(buf, want);
+}
+
+/*
+ * As USER, given d and d/x (chowned): d's caps are refused (the root's
+ * files are not USER's), d/x's allowed, d/x/y's files are not USER's at
+ * all. Only max_descendants of d is USER's: so d/x's max_depth is
+ * refused, as its parent's max_depth is not writable.
+ */
+static int write_caps(pid_t unused)
+{
+	if (rg_set("d", "max_descendants", "max") != -EPERM)
+		return 1;
+	/* Not the user's file: refused at open. */
+	if (rg_set("d", "max_depth", "max") != -EACCES)
+		return 2;
+	if (rg_set("d/x", "max_descendants", "1") != 0 ||
+	    !cap_is("d/x", "max_descendants", "1\n"))
+		return 3;
+	if (rg_set("d/x", "max_descendants", "max") != 0 ||
+	    !cap_is("d/x", "max_descendants", "max\n"))
+		return 4;
+	/* The user's file, but not the parent's. */
+	if (rg_set("d/x", "max_depth", "max") != -EPERM)
+		return 5;
+	if (rg_set("d/x/y", "max_descendants", "5") != -EACCES)
+		return 6;
+	/* d's cap holds below whatever d/x's says: 3 below d at most. */
+	if (rg_mkdir("d/x/z") != 0)
+		return 7;
+	if (rg_mkdir("d/w") != -EAGAIN || rg_mkdir("d/x/v") != -EAGAIN)
+		return 8;
+	return 0;
+}
+
+/*
+ * As cgroup v2, where the delegated user owns the directory but not the
+ * top's cgroup.max.* files: a cap is written only by who may also write
+ * the parent's file of the same name, so a user given a subtree cannot
+ * raise the caps of its top, only set those below.
+ */
+TEST_F(priv, delegated_user_sets_caps_below_the_top_only)
+{
+	static const char * const groups[] = { "d", "d/x", "d/x/y" };
+	char before[SNAP], after[SNAP], p[256];
+
+	ASSERT_EQ(0, rg_mkdir("d"));
+	ASSERT_EQ(0, rg_mkdir("d/x"));
+	ASSERT_EQ(0, rg_mkdir("d/x/y"));
+	chown_group(_metadata, "d");
+	chown_group(_metadata, "d/x");
+	ASSERT_EQ(0, chown(rg_path(p, sizeof(p), "d", "max_depth"), 0, 0));
+	ASSERT_EQ(0, rg_set("d", "max_descendants", "3"));
+	ASSERT_EQ(0, rg_set("d", "max_depth", "4"));
+	ASSERT_EQ(0, rg_set("d/x", "max_depth", "2"));
+	before[0] = '\0';
+	ASSERT_EQ(0, rg_snapshot_all(groups, ARRAY_SIZE(groups), before,
+				     SNAP));
+	EXPECT_EQ(0, as_user(NO_CAP, write_caps, 0));
+	EXPECT_TRUE(cap_is("d", "max_descendants", "3\n"));
+	EXPECT_TRUE(cap_is("d", "max_depth", "4\n"));
+	EXPECT_TRUE(cap_is("d/x", "max_depth", "2\n"));
+	EXPECT_TRUE(cap_is("d/x/y", "max_descendants", "max\n"));
+	EXPECT_TRUE(rg_exists(RG_ROOT "/d/x/z"));
+	EXPECT_FALSE(rg_exists(RG_ROOT "/d/w"));
+	EXPECT_FALSE(rg_exists(RG_ROOT "/d/x/v"));
+	/* The user's refused writes changed nothing else. */
+	EXPECT_EQ(0, rg_rmdir("d/x/z"));
+	after[0] = '\0';
+	ASSERT_EQ(0, rg_snapshot_all(groups, ARRAY_SIZE(groups), after, SNAP));
+	EXPECT_STREQ(before, after);
+	/* Root (CAP_DAC_OVERRIDE) may write any of them. */
+	EXPECT_EQ(0, rg_set("d", "max_depth", "5"));
+	EXPECT_TRUE(cap_is("d", "max_depth", "5\n"));
+	EXPECT_EQ(0, rg_set("d/x/y", "max_depth", "0"));
+	EXPECT_TRUE(cap_is("d/x/y", "max_depth", "0\n"));
+}
+
+/* The user's own task, created as USER by the test; its group's path. */
+static const char *target;
+
+/* As USER: move the task to target; 0 moved, 1 EPERM, 2 other. */
+static int move_to_target(pid_t pid)
+{
+	int ret = rg_move(target, pid);
+
+	return ret == 0 ? 0 : ret == -EPERM ? 1 : 2;
+}
+
+/* /proc/pid/res_group is /group (group "" is the root). */
+static bool in_group(pid_t pid, const char *group)
+{
+	char p[64], buf[256], want[256];
+
+	snprintf(p, sizeof(p), "/proc/%d/res_group", pid);
+	snprintf(want, sizeof(want), "/%s\n", group);
+	return rg_read(p, buf, sizeof(buf)) > 0 && !strcmp(buf, want);
+}
+
+/*
+ * The user's move of its own task, from d to group: 0 moved (now there),
+ * 1 refused with EPERM (still in d, nothing else changed), 2 otherwise.
+ */
+static int user_moves(pid_t own, const char *group)
+{
+	char before[SNAP], after[SNAP];
+	int ret;
+
+	if (rg_move("d", own) || state(before))
+		return 2;
+	target = group;
+	ret = as_user(NO_CAP, move_to_target, own);
+	if (ret == 0)
+		return in_group(own, group) ? 0 : 2;
+	if (ret != 1 || !in_group(own, "d") || state(after))
+		return 2;
+	return strcmp(before, after) ? 2 : 1;
+}
+
+static pid_t sleeper_as(uid_t ruid, uid_t euid);
+
+/*
+ * The ceiling rule: with cpu.ko loaded, a user may move a task into a
+ * non-root group only below a cpu ceiling (max_shares) on that group or
+ * an ancestor below the root; the root's own does not count.
+ */
+TEST_F(priv, ceiling_rule_with_cpu)
+{
+	pid_t own = sleeper_as(USER, USER);
+	char p[256];
+
+	ASSERT_LT(0, own);
+	delegate_d(_metadata);
+	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "d/x", "members"), 0666));
+	ASSERT_EQ(0, rg_mkdir("d/x/1"));
+	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "d/x/1", "members"), 0666));
+	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	EXPECT_EQ(1, user_moves(own, "d/x"));
+	EXPECT_EQ(1, user_moves(own, "d/x/1"));
+	ASSERT_EQ(0, rg_set("", "shares", "res=cpu,max_shares=50"));
+	EXPECT_EQ(1, user_moves(own, "d/x"));
+	/* A ceiling on d: everything below it. */
+	ASSERT_EQ(0, rg_set("d", "shares", "res=cpu,max_shares=50"));
+	EXPECT_EQ(0, user_moves(own, "d/x"));
+	EXPECT_EQ(0, user_moves(own, "d/x/1"));
+	EXPECT_EQ(0, user_moves(own, "d/y"));
+	/* On d/x only: d/x and d/x/1, not d/y. */
+	ASSERT_EQ(0, rg_set("d", "shares", "res=cpu,max_shares=-3"));
+	ASSERT_EQ(0, rg_set("d/x", "shares", "res=cpu,max_shares=0"));
+	EXPECT_EQ(1, user_moves(own, "d/y"));
+	EXPECT_EQ(0, user_moves(own, "d/x"));
+	EXPECT_EQ(0, user_moves(own, "d/x/1"));
+	/* A move to the group the task is in changes nothing: allowed. */
+	ASSERT_EQ(0, rg_move("d/y", own));
+	target = "d/y";
+	EXPECT_EQ(0, as_user(NO_CAP, move_to_target, own));
+	EXPECT_TRUE(in_group(own, "d/y"));
+	/* Into the root: always (its members made the user's). */
+	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "", "members"), 0666));
+	EXPECT_EQ(0, user_moves(own, ""));
+	/* Root itself needs no ceiling. */
+	EXPECT_EQ(0, rg_move("d/y", own));
+	EXPECT_TRUE(in_group(own, "d/y"));
+	rg_move("", getpid());
+	rg_kill(own);
+}
+
+/* Without cpu.ko (numtasks does not take precedence): no ceiling needed. */
+TEST_F(priv, ceiling_rule_needs_cpu_loaded)
+{
+	pid_t own = sleeper_as(USER, USER);
+
+	ASSERT_LT(0, own);
+	delegate_d(_metadata);
+	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	EXPECT_EQ(0, user_moves(own, "d/x"));
+	EXPECT_EQ(0, user_moves(own, "d/y"));
+	/* Unloaded again: the rule is gone with it. */
+	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	EXPECT_EQ(1, user_moves(own, "d/x"));
+	ASSERT_EQ(0, rg_rmmod("cpu"));
+	EXPECT_EQ(0, user_moves(own, "d/x"));
+	rg_move("", getpid());
+	rg_kill(own);
+}
+
+/*
+ * CAP_SYS_RESOURCE spares the ceiling rule; CAP_SYS_NICE spares the uid
+ * and common-ancestor checks, but not this.
+ */
+TEST_F(priv, ceiling_rule_spared_by_cap_sys_resource_only)
+{
+	char p[256];
+
+	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
+	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	ASSERT_EQ(0, state(self->before));
+	EXPECT_EQ(1, as_user(CAP_SYS_NICE, move_to_b, self->root_task));
+	ASSERT_EQ(0, state(self->after));
+	EXPECT_STREQ(self->before, self->after);
+	EXPECT_TRUE(in_group(self->root_task, "a"));
+	EXPECT_EQ(0, as_user(CAP_SYS_RESOURCE, move_to_b, self->root_task));
+	EXPECT_TRUE(in_group(self->root_task, "b"));
+	/* A ceiling lets CAP_SYS_NICE through. */
+	ASSERT_EQ(0, rg_move("a", self->root_task));
+	ASSERT_EQ(0, rg_set("b", "shares", "res=cpu,max_shares=100"));
+	EXPECT_EQ(0, as_user(CAP_SYS_NICE, move_to_b, self->root_task));
+	EXPECT_TRUE(in_group(self->root_task, "b"));
 }
 
 /*

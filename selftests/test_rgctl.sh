@@ -102,6 +102,10 @@ state() {	# state DIR: appends DIR and its subtree to S
 	S+="== $d"$'\n'
 	slurp x "$d/shares"
 	S+=$x
+	slurp x "$d/max_descendants"
+	S+="max_descendants $x"
+	slurp x "$d/max_depth"
+	S+="max_depth $x"
 	if [ "$d" != $RG ]; then
 		slurp x "$d/members"
 		S+=$x
@@ -180,9 +184,9 @@ put() {
 
 echo "TAP version 13"
 # The plan comes first, counted by hand: one for each check, result,
-# expect and bad below (126). A check that is not reached (an early
+# expect and bad below (146). A check that is not reached (an early
 # exit, a branch that skips it) makes the runner's count fail.
-plan=126
+plan=146
 echo "1..$plan"
 . "$top/selftests/leftovers.sh"
 clean_leftovers $BB
@@ -532,6 +536,71 @@ ndirs
 result apply_prune $? "exit $rc, $D groups"
 check apply_pruned_e [ ! -e $RG/e ]
 $R rm -r r
+
+echo "# at $SECONDS s"
+### caps (max_descendants, max_depth) in dump / apply
+$R create k/a/b && $R create k/c &&
+	echo 3 > $RG/k/max_descendants && echo 2 > $RG/k/max_depth &&
+	echo 0 > $RG/k/c/max_descendants && echo 4 > $RG/max_depth
+result caps_tree_built $?
+$R dump > "$tmp/c1"
+has "$tmp/c1" '^/ max_depth=4 numtasks:' &&
+	has "$tmp/c1" '^/k max_descendants=3 max_depth=2 numtasks:' &&
+	has "$tmp/c1" '^/k/c max_descendants=0 numtasks:' &&
+	has "$tmp/c1" '^/k/a numtasks:' && has "$tmp/c1" '^/k/a/b numtasks:'
+result caps_dumped_when_not_max $? "" "$tmp/c1"
+expect caps_dump_pipe_apply 0 "" dap
+$R apply -n "$tmp/c1" > "$tmp/plan"
+rc=$?
+[ $rc = 0 ] && [ ! -s "$tmp/plan" ]
+result caps_apply_dry_run_empty $? "exit $rc" "$tmp/plan"
+# Changed every way (raised, lowered, set where it was max): apply of
+# the dump restores them all.
+echo max > $RG/k/max_descendants && echo 1 > $RG/k/max_depth &&
+	echo 7 > $RG/k/c/max_descendants && echo 0 > $RG/k/a/max_depth &&
+	echo max > $RG/max_depth
+$R apply "$tmp/c1"
+rc=$?
+$R dump > "$tmp/c2"
+[ $rc = 0 ] && same "$tmp/c1" "$tmp/c2"
+result caps_apply_restores $? "exit $rc" "$tmp/c2"
+# A cap raised before the mkdirs that need it: k holds 3, gets 5.
+put "$tmp/caps" <<'EOF2'
+/k/d/e
+/k max_descendants=5 max_depth=2
+EOF2
+$R apply "$tmp/caps"
+rc=$?
+slurp x $RG/k/max_descendants
+[ $rc = 0 ] && [ -d $RG/k/d/e ] && [ "$x" = $'5\n' ]
+result caps_raised_before_mkdir $? "exit $rc, cap $x"
+# Lowered after the mkdirs, below what is there (the kernel allows it):
+# l and its two groups are made, then l's cap set to 1; a dump of that
+# applies as it is.
+printf '/l max_descendants=1\n/l/x/y\n' > "$tmp/caps"
+$R apply "$tmp/caps"
+rc=$?
+slurp x $RG/l/max_descendants
+[ $rc = 0 ] && [ -d $RG/l/x/y ] && [ "$x" = $'1\n' ]
+result caps_lowered_after_mkdir $? "exit $rc, cap $x"
+expect caps_below_what_exists_dump_pipe_apply 0 "" dap
+# Bad caps, and mkdirs the caps would refuse: nothing changes.
+bad cap_negative "bad:1: group /k: max_depth=-1: not max or an int from 0 to 2147483647" "/k max_depth=-1"
+bad cap_overflow "bad:2: group /k/a: max_descendants=2147483648: not max" "/k" "/k/a max_descendants=2147483648"
+bad cap_empty "bad:1: group /k: max_descendants=: not max" "/k max_descendants="
+bad cap_junk "bad:1: group /k: max_depth=1x: not max" "/k max_depth=1x"
+bad cap_twice "bad:1: group /k: max_depth given twice" "/k max_depth=1 max_depth=2"
+bad cap_unknown "bad:1: group /k: 'max_children=1': expected RES:KEY=VALUE, max_descendants=N or max_depth=N" "/k max_children=1"
+bad cap_with_bad_line "bad:2: group /k/a: 'numtasks:min=x'" "/k max_descendants=9" "/k/a numtasks:min=x"
+bad cap_eagain_descendants "bad:1: group /k/c: 1 groups below it with the new ones, above max_descendants 0: Resource temporarily unavailable" "/k/c/x"
+bad cap_eagain_depth "bad:1: group /k: a new group 3 levels below it, above max_depth 2: Resource temporarily unavailable" "/k/a/b/z"
+bad cap_eagain_root "bad:1: group /: a new group 5 levels below it, above max_depth 4: Resource temporarily unavailable" "/k/a/b/z/w max_depth=max" "/k max_depth=max"
+# Checked on the model, before anything changes: -n refuses it too.
+printf '/k/c/x\n' > "$tmp/caps"
+expect caps_checked_before_any_change 1 "caps:1: group /k/c: .*above max_descendants 0" \
+	$R apply -n "$tmp/caps"
+$R rm -r k && $R rm -r l && echo max > $RG/max_depth
+result caps_cleanup $?
 
 echo "# at $SECONDS s"
 ### classify

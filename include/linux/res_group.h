@@ -85,6 +85,13 @@ enum res_group_event {
  *	Registration fails if it is already going away. No reference is
  *	held while registered: the module's exit must unregister, and
  *	unregistering waits for the callbacks.
+ * @precedes_cgroup: for tasks in non-root groups this controller takes
+ *	precedence over cgroup's controller of the same resource (cpu,
+ *	kmem): a move into a non-root group takes the task out of
+ *	cgroup's limits. A writer of members without CAP_SYS_RESOURCE
+ *	may then move tasks only into a group that has, or has an
+ *	ancestor below the root with, a ceiling (max_shares >= 0) of
+ *	this controller.
  * @alloc_shares: allocate shares for a group whose parent has @parent
  *	(NULL for the root) (required); may sleep. Return NULL on failure.
  * @free_shares: free what alloc_shares() returned (required); may sleep.
@@ -117,6 +124,7 @@ struct res_controller {
 	const char *name;
 	int depth;
 	struct module *owner;
+	bool precedes_cgroup;
 
 	struct res_shares *(*alloc_shares)(struct res_controller *ctl,
 					   struct res_shares *parent);

@@ -15,7 +15,14 @@
  *   4. divisors that go down
  *   5. maxes that go up
  *   6. mins that go up
- *   7. (--prune) rmdir of the groups the file does not list, deepest first
+ *   7. caps (max_descendants, max_depth) that go down
+ *   8. (--prune) rmdir of the groups the file does not list, deepest first
+ *
+ * Caps that go up are written before any group is created (phase 0), so
+ * that the new groups fit; those that go down only after, so a cap may
+ * end below what exists (the kernel allows that), and a dump of such a
+ * tree applies. The model checks that every mkdir fits under the caps in
+ * force then (the higher of the current and the target cap).
  *
  * Groups to prune get min and max DONT_CARE in phases 1 and 3, so that
  * they hold nothing back from their siblings. If a write fails, the ones
@@ -41,6 +48,8 @@ struct node {
 	int listed;		/* in the file, or an ancestor of one */
 	int line;		/* its line, 0 if not listed itself */
 	int prune;
+	int has_caps;		/* the module has the cap files */
+	int cur_cap[C_NR], tgt_cap[C_NR];
 	struct rg_group_shares cur, tgt;
 };
 
@@ -49,6 +58,7 @@ struct model {
 	struct node *nodes;
 };
 
+/* A shares field (field < F_NR) or a cap (F_NR + C_DESC, F_NR + C_DEPTH). */
 struct write {
 	int node;
 	char res[32];
@@ -94,6 +104,18 @@ static int model_existing(const char *g, int depth, void *arg)
 	i = add_node(m, g);
 	m->nodes[i].exists = 1;
 	m->nodes[i].cur = gs;
+	if (!read_caps(g, m->nodes[i].cur_cap)) {
+		m->nodes[i].has_caps = 1;
+	} else if (errno == ENOENT && group_exists(g)) {
+		/* A res_groups.ko without caps: "max" everywhere. */
+		m->nodes[i].cur_cap[C_DESC] = RG_CAP_MAX;
+		m->nodes[i].cur_cap[C_DEPTH] = RG_CAP_MAX;
+	} else {
+		if (errno == ENOENT && strcmp(g, "/"))
+			return 0;	/* gone meanwhile */
+		err_msg("group %s: %s", g, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -122,6 +144,9 @@ static int add_listed(struct model *m, const char *g)
 	i = add_node(m, g);
 	m->nodes[i].listed = 1;
 	m->nodes[i].parent = p;
+	m->nodes[i].has_caps = m->nodes[p].has_caps;
+	m->nodes[i].cur_cap[C_DESC] = RG_CAP_MAX;
+	m->nodes[i].cur_cap[C_DEPTH] = RG_CAP_MAX;
 	/* A new group: the defaults, for each controller its parent has. */
 	m->nodes[i].cur.n = m->nodes[p].cur.n;
 	for (p = 0; p < m->nodes[i].cur.n; p++) {
@@ -189,6 +214,61 @@ static int model_error(const struct cfg *cfg, int line, const char *fmt, ...)
 	return 1;
 }
 
+/* The cap c in force while groups are created (phase 0 before). */
+static int mkdir_cap(const struct node *nd, int c)
+{
+	return nd->cur_cap[c] > nd->tgt_cap[c] ? nd->cur_cap[c] :
+						 nd->tgt_cap[c];
+}
+
+/*
+ * Every group apply creates must fit (docs/res_groups.rst,
+ * "max_descendants, max_depth"): for each group with new ones below it,
+ * all the groups below it then (pruned ones go only at the end) within
+ * its max_descendants, and the new ones within its max_depth.
+ */
+static int check_caps(const struct model *m, const struct cfg *cfg)
+{
+	int i, j, a, errs = 0;
+
+	for (i = 0; i < m->n; i++) {
+		const struct node *nd = &m->nodes[i];
+		int below = 0, new = 0, deepest = 0, line = 0;
+		char v[32];
+
+		for (j = 0; j < m->n; j++) {
+			for (a = m->nodes[j].parent; a >= 0 && a != i;
+			     a = m->nodes[a].parent)
+				;
+			if (a != i)
+				continue;
+			below++;
+			if (m->nodes[j].exists)
+				continue;
+			new++;
+			if (m->nodes[j].depth - nd->depth > deepest)
+				deepest = m->nodes[j].depth - nd->depth;
+			if (!line)
+				line = blame(m, j);
+		}
+		if (!new)
+			continue;
+		if (below > mkdir_cap(nd, C_DESC)) {
+			format_cap(mkdir_cap(nd, C_DESC), v, sizeof(v));
+			errs += model_error(cfg, line,
+					    "group %s: %d groups below it with the new ones, above max_descendants %s: %s",
+					    nd->path, below, v, strerror(EAGAIN));
+		}
+		if (deepest > mkdir_cap(nd, C_DEPTH)) {
+			format_cap(mkdir_cap(nd, C_DEPTH), v, sizeof(v));
+			errs += model_error(cfg, line,
+					    "group %s: a new group %d levels below it, above max_depth %s: %s",
+					    nd->path, deepest, v, strerror(EAGAIN));
+		}
+	}
+	return errs;
+}
+
 /*
  * Builds the model: the tree now, the file's groups, the targets. Returns
  * the number of errors (printed).
@@ -216,6 +296,7 @@ static int model_build(struct model *m, const struct cfg *cfg, int prune)
 
 		nd->prune = prune && !nd->listed;
 		nd->tgt = nd->cur;
+		memcpy(nd->tgt_cap, nd->cur_cap, sizeof(nd->tgt_cap));
 		if (nd->prune)
 			for (k = 0; k < nd->tgt.n; k++) {
 				if (nd->tgt.s[k].val[F_MIN] != RG_UNSUPPORTED)
@@ -228,6 +309,21 @@ static int model_build(struct model *m, const struct cfg *cfg, int prune)
 		const struct cfg_line *cl = &cfg->lines[i];
 		struct node *nd = &m->nodes[find_node(m, cl->group)];
 
+		/*
+		 * A listed group's caps are the file's: a cap not given is
+		 * "max" (dump leaves those out), so a dump restores them all.
+		 */
+		for (j = 0; j < C_NR; j++) {
+			int cap = cl->have_cap[j] ? cl->cap[j] : RG_CAP_MAX;
+
+			if (nd->has_caps)
+				nd->tgt_cap[j] = cap;
+			else if (cap != RG_CAP_MAX)
+				errs += model_error(cfg, cl->line,
+						    "group %s: %s: %s (res_groups.ko has no caps)",
+						    nd->path, cap_names[j],
+						    strerror(EINVAL));
+		}
 		for (j = 0; j < cl->nreq; j++) {
 			struct rg_shares *s = NULL;
 
@@ -248,6 +344,7 @@ static int model_build(struct model *m, const struct cfg *cfg, int prune)
 					s->val[f] = cl->req[j].val[f];
 		}
 	}
+	errs += check_caps(m, cfg);
 	/* The rules of docs/res_groups.rst "Shares", on the targets. */
 	for (i = 0; i < m->n; i++) {
 		const struct node *nd = &m->nodes[i];
@@ -317,6 +414,18 @@ static int in_phase(int phase, int field, int cur, int tgt)
 	return 0;
 }
 
+static int add_cap_write(const struct model *m, int i, int c,
+			 struct write **w, int n)
+{
+	*w = xrealloc(*w, (n + 1) * sizeof(**w));
+	memset(&(*w)[n], 0, sizeof(**w));
+	(*w)[n].node = i;
+	(*w)[n].field = F_NR + c;
+	(*w)[n].old = m->nodes[i].cur_cap[c];
+	(*w)[n].val = m->nodes[i].tgt_cap[c];
+	return n + 1;
+}
+
 static int plan(const struct model *m, struct write **out)
 {
 	struct write *w = NULL;
@@ -343,6 +452,24 @@ static int plan(const struct model *m, struct write **out)
 					w[n].val = t->val[f];
 					n++;
 				}
+	for (i = 0; i < m->n; i++)
+		for (k = 0; k < C_NR; k++)
+			if (m->nodes[i].tgt_cap[k] < m->nodes[i].cur_cap[k])
+				n = add_cap_write(m, i, k, &w, n);
+	*out = w;
+	return n;
+}
+
+/* Phase 0: the caps that go up (see the top of this file). */
+static int plan_raise(const struct model *m, struct write **out)
+{
+	struct write *w = NULL;
+	int n = 0, i, k;
+
+	for (i = 0; i < m->n; i++)
+		for (k = 0; k < C_NR; k++)
+			if (m->nodes[i].tgt_cap[k] > m->nodes[i].cur_cap[k])
+				n = add_cap_write(m, i, k, &w, n);
 	*out = w;
 	return n;
 }
@@ -351,6 +478,8 @@ static int write_one(const char *g, const char *res, int field, int val)
 {
 	int have[F_NR] = { 0 }, vals[F_NR] = { 0 };
 
+	if (field >= F_NR)
+		return write_cap(g, field - F_NR, val);
 	have[field] = 1;
 	vals[field] = val;
 	return write_shares(g, res, have, vals);
@@ -386,14 +515,63 @@ static void print_node(const char *what, const char *g)
 	putchar('\n');
 }
 
-static void print_write(const struct model *m, const struct write *w)
+/* "RES:KEY=VALUE" or "CAP=VALUE" of a write, with value val. */
+static void describe(const struct write *w, int val, char *buf, size_t len)
 {
 	char v[32];
 
-	format_value(w->val, v, sizeof(v));
+	if (w->field >= F_NR) {
+		format_cap(val, v, sizeof(v));
+		snprintf(buf, len, "%s=%s", cap_names[w->field - F_NR], v);
+	} else {
+		format_value(val, v, sizeof(v));
+		snprintf(buf, len, "%s:%s=%s", w->res, field_names[w->field],
+			 v);
+	}
+}
+
+static void print_write(const struct model *m, const struct write *w)
+{
+	char d[96];
+
+	describe(w, w->val, d, sizeof(d));
 	fputs("set ", stdout);
 	cfg_put_escaped(m->nodes[w->node].path, stdout);
-	printf(" %s:%s=%s\n", w->res, field_names[w->field], v);
+	printf(" %s\n", d);
+}
+
+/* Undo writes [0, done) of w in reverse order. */
+static void undo(const struct model *m, const struct write *w, int done)
+{
+	char d[96];
+
+	while (done-- > 0) {
+		const char *g = m->nodes[w[done].node].path;
+
+		if (!write_one(g, w[done].res, w[done].field, w[done].old))
+			continue;
+		describe(&w[done], w[done].old, d, sizeof(d));
+		err_msg("group %s: could not restore %s: %s", g, d,
+			strerror(errno));
+	}
+}
+
+/* Do writes [0, n) of w; the number done (n: all). */
+static int do_writes(const struct model *m, const struct write *w, int n)
+{
+	char d[96];
+	int done;
+
+	for (done = 0; done < n; done++) {
+		const char *g = m->nodes[w[done].node].path;
+
+		if (write_one(g, w[done].res, w[done].field, w[done].val)) {
+			describe(&w[done], w[done].val, d, sizeof(d));
+			err_msg("group %s: %s: %s", g, d, strerror(errno));
+			break;
+		}
+	}
+	return done;
 }
 
 int cmd_apply(int argc, char **argv)
@@ -403,9 +581,9 @@ int cmd_apply(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, prune = 0, dry = 0, ret = EXIT_ERR, nw = 0, i, done;
+	int opt, prune = 0, dry = 0, ret = EXIT_ERR, nw = 0, nr = 0, i, done;
+	struct write *w = NULL, *wr = NULL;
 	struct model m = { 0 }, pre;
-	struct write *w = NULL;
 	struct cfg cfg;
 
 	while ((opt = getopt_long(argc, argv, "+n", longopts, NULL)) != -1) {
@@ -430,8 +608,11 @@ int cmd_apply(int argc, char **argv)
 	/* Everything checked on the model before any change. */
 	if (model_build(&pre, &cfg, prune))
 		goto out_pre;
+	nr = plan_raise(&pre, &wr);
 	if (dry) {
 		nw = plan(&pre, &w);
+		for (i = 0; i < nr; i++)
+			print_write(&pre, &wr[i]);
 		for (i = 0; i < pre.n; i++)
 			if (!pre.nodes[i].exists)
 				print_node("create", pre.nodes[i].path);
@@ -441,6 +622,11 @@ int cmd_apply(int argc, char **argv)
 			if (pre.nodes[i].prune)
 				print_node("rm", pre.nodes[i].path);
 		ret = EXIT_OK;
+		goto out_pre;
+	}
+	done = do_writes(&pre, wr, nr);
+	if (done < nr) {
+		undo(&pre, wr, done);
 		goto out_pre;
 	}
 	for (i = 0; i < pre.n; i++) {
@@ -453,41 +639,22 @@ int cmd_apply(int argc, char **argv)
 			err_msg("create %s: %s", pre.nodes[i].path,
 				strerror(errno));
 			rmdir_new(&pre);	/* the ones not made: ENOENT */
+			undo(&pre, wr, nr);
 			goto out_pre;
 		}
 	}
-	/* Now with the new groups' real shares. */
+	/* Now with the new groups' real shares (and the raised caps). */
 	if (model_build(&m, &cfg, prune)) {
 		rmdir_new(&pre);
+		undo(&pre, wr, nr);
 		goto out;
 	}
 	nw = plan(&m, &w);
-	for (done = 0; done < nw; done++) {
-		const char *g = m.nodes[w[done].node].path;
-
-		if (write_one(g, w[done].res, w[done].field, w[done].val)) {
-			char v[32];
-
-			format_value(w[done].val, v, sizeof(v));
-			err_msg("group %s: %s:%s=%s: %s", g, w[done].res,
-				field_names[w[done].field], v, strerror(errno));
-			break;
-		}
-	}
+	done = do_writes(&m, w, nw);
 	if (done < nw) {
-		while (done-- > 0) {
-			const char *g = m.nodes[w[done].node].path;
-			char v[32];
-
-			if (!write_one(g, w[done].res, w[done].field,
-				       w[done].old))
-				continue;
-			format_value(w[done].old, v, sizeof(v));
-			err_msg("group %s: could not restore %s:%s=%s: %s", g,
-				w[done].res, field_names[w[done].field], v,
-				strerror(errno));
-		}
+		undo(&m, w, done);
 		rmdir_new(&pre);
+		undo(&pre, wr, nr);
 		goto out;
 	}
 	ret = EXIT_OK;
@@ -515,6 +682,7 @@ out:
 	model_free(&m);
 out_pre:
 	free(w);
+	free(wr);
 	model_free(&pre);
 	cfg_free(&cfg);
 	return ret;
@@ -523,7 +691,7 @@ out_pre:
 static int dump_one(const char *g, int depth, void *arg)
 {
 	struct rg_group_shares gs;
-	int i, f;
+	int i, f, caps[C_NR];
 
 	if (read_shares(g, &gs)) {
 		if (errno == ENOENT && depth)
@@ -531,7 +699,21 @@ static int dump_one(const char *g, int depth, void *arg)
 		err_msg("group %s: %s", g, strerror(errno));
 		return -1;
 	}
+	if (read_caps(g, caps)) {
+		if (errno != ENOENT || !group_exists(g)) {
+			if (errno == ENOENT && depth)
+				return 0;	/* gone meanwhile */
+			err_msg("group %s: %s", g, strerror(errno));
+			return -1;
+		}
+		/* The group without the files: a module without caps. */
+		caps[C_DESC] = RG_CAP_MAX;
+		caps[C_DEPTH] = RG_CAP_MAX;
+	}
 	cfg_put_escaped(g, stdout);
+	for (i = 0; i < C_NR; i++)
+		if (caps[i] != RG_CAP_MAX)
+			printf(" %s=%d", cap_names[i], caps[i]);
 	for (i = 0; i < gs.n; i++) {
 		const char *sep = ":";
 
@@ -563,7 +745,7 @@ int cmd_dump(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	printf("# rgctl dump: the resource group tree; rgctl apply restores it.\n"
-	       "# GROUP [RES:min_shares=N,max_shares=N,child_shares_divisor=N]...\n");
+	       "# GROUP [max_descendants=N] [max_depth=N] [RES:min_shares=N,max_shares=N,child_shares_divisor=N]...\n");
 	ret = walk_tree("/", 1, dump_one, NULL);
 	if (fflush(stdout) || ferror(stdout)) {
 		err_msg("standard output: %s", strerror(errno));

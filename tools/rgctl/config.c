@@ -2,8 +2,9 @@
 /*
  * rgctl: config file parsing. A line is
  *
- *	GROUP [RES:KEY=VALUE[,KEY=VALUE]...]...
+ *	GROUP [max_descendants=N] [max_depth=N] [RES:KEY=VALUE[,KEY=VALUE]...]...
  *
+ * (the caps in any place after GROUP; N is "max" or 0..2147483647).
  * '#' starts a comment; blank lines are ignored. GROUP is a path from the
  * root ("/" is the root). A backslash makes the next character part of
  * the field, so a group name may hold '#', a space or a backslash ("\#",
@@ -109,6 +110,38 @@ void cfg_put_escaped(const char *s, FILE *f)
 	}
 }
 
+/*
+ * tok, a field without ':' in it, as a cap "NAME=N" of cl; 0 or an error
+ * count (printed).
+ */
+static int parse_cap_field(const struct cfg *cfg, int lineno,
+			   struct cfg_line *cl, char *tok)
+{
+	char *eq = strchr(tok, '=');
+	int c;
+
+	if (eq)
+		*eq++ = '\0';
+	for (c = 0; c < C_NR; c++)
+		if (eq && !strcmp(tok, cap_names[c]))
+			break;
+	if (c == C_NR)
+		return line_error(cfg, lineno,
+				  "group %s: '%s%s%s': expected RES:KEY=VALUE, max_descendants=N or max_depth=N: %s",
+				  cl->group, tok, eq ? "=" : "", eq ? eq : "",
+				  strerror(EINVAL));
+	if (cl->have_cap[c])
+		return line_error(cfg, lineno, "group %s: %s given twice: %s",
+				  cl->group, tok, strerror(EINVAL));
+	if (parse_cap(eq, &cl->cap[c]))
+		return line_error(cfg, lineno,
+				  "group %s: %s=%s: not max or an int from 0 to %d: %s",
+				  cl->group, tok, eq, RG_CAP_MAX,
+				  strerror(EINVAL));
+	cl->have_cap[c] = 1;
+	return 0;
+}
+
 /* The next field into tok; 1, 0 at the end, or -1 after an error message. */
 static int next_field(const struct cfg *cfg, int lineno, const char **p,
 		      char *tok, size_t len)
@@ -154,6 +187,10 @@ static int parse_line(struct cfg *cfg, int lineno, const char *s)
 		if (r < 0)
 			return errs + 1;
 
+		if (!strchr(tok, ':')) {
+			errs += parse_cap_field(cfg, lineno, cl, tok);
+			continue;
+		}
 		if (parse_req(tok, req, why, sizeof(why))) {
 			errs += line_error(cfg, lineno, "group %s: '%s': %s: %s",
 					   g, tok, why, strerror(EINVAL));

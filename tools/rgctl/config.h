@@ -11,6 +11,8 @@ struct cfg_line {
 	int line;
 	int nreq;
 	struct rg_req req[RG_MAX_CTLS];
+	int have_cap[C_NR];	/* max_descendants=, max_depth= given */
+	int cap[C_NR];
 };
 
 struct cfg {

@@ -17,6 +17,8 @@ const char *const field_names[F_NR] = {
 	"min_shares", "max_shares", "child_shares_divisor",
 };
 
+const char *const cap_names[C_NR] = { "max_descendants", "max_depth" };
+
 /* A name configfs and the module accept: no control chars, not . or .. */
 int group_name_ok(const char *name)
 {
@@ -332,4 +334,36 @@ int count_members(const char *g)
 			n++;
 	free(buf);
 	return n;
+}
+
+int read_caps(const char *g, int *caps)
+{
+	char path[4096], *buf, *nl;
+	int c, bad;
+
+	for (c = 0; c < C_NR; c++) {
+		group_file(g, cap_names[c], path, sizeof(path));
+		buf = read_file(path, NULL);
+		if (!buf)
+			return -1;
+		nl = strchr(buf, '\n');
+		if (nl)
+			*nl = '\0';
+		bad = parse_cap(buf, &caps[c]);
+		free(buf);
+		if (bad) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int write_cap(const char *g, int cap, int val)
+{
+	char path[4096], v[32];
+
+	group_file(g, cap_names[cap], path, sizeof(path));
+	format_cap(val, v, sizeof(v));
+	return write_file(path, v);
 }

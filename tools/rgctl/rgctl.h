@@ -26,6 +26,14 @@
 enum { F_MIN, F_MAX, F_DIV, F_NR };
 extern const char *const field_names[F_NR];
 
+/*
+ * A group's caps, in files of their own: max_descendants, max_depth.
+ * RG_CAP_MAX is "max" (as the kernel's INT_MAX).
+ */
+enum { C_DESC, C_DEPTH, C_NR };
+#define RG_CAP_MAX	2147483647
+extern const char *const cap_names[C_NR];
+
 /* One controller's shares in one group. */
 struct rg_shares {
 	char res[32];
@@ -85,10 +93,16 @@ const struct rg_shares *find_shares(const struct rg_group_shares *gs,
 int write_shares(const char *g, const char *res, const int *have,
 		 const int *val);
 int count_members(const char *g);
+/* g's caps into caps[C_NR]; 0, or -1 and errno (ENOENT: no such files). */
+int read_caps(const char *g, int *caps);
+int write_cap(const char *g, int cap, int val);
 
 /* shares.c: RES:KEY=VALUE[,KEY=VALUE]... */
 int parse_req(const char *spec, struct rg_req *req, char *why, size_t len);
 void format_value(int v, char *buf, size_t len);
+/* A cap value: "max" or a decimal from 0 to RG_CAP_MAX; 0 or -1. */
+int parse_cap(const char *s, int *v);
+void format_cap(int v, char *buf, size_t len);
 int controller_known(const char *res);
 
 /* tasks.c */

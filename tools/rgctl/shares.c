@@ -124,6 +124,25 @@ void format_value(int v, char *buf, size_t len)
 		snprintf(buf, len, "%d", v);
 }
 
+int parse_cap(const char *s, int *v)
+{
+	if (!strcmp(s, "max")) {
+		*v = RG_CAP_MAX;
+		return 0;
+	}
+	if (*s < '0' || *s > '9' || parse_int(s, v))
+		return -1;
+	return 0;
+}
+
+void format_cap(int v, char *buf, size_t len)
+{
+	if (v == RG_CAP_MAX)
+		snprintf(buf, len, "max");
+	else
+		snprintf(buf, len, "%d", v);
+}
+
 /* A controller registered now (it has shares in the root). */
 int controller_known(const char *res)
 {
