@@ -186,7 +186,7 @@ echo "TAP version 13"
 # The plan comes first, counted by hand: one for each check, result,
 # expect and bad below (146). A check that is not reached (an early
 # exit, a branch that skips it) makes the runner's count fail.
-plan=146
+plan=150
 echo "1..$plan"
 . "$top/selftests/leftovers.sh"
 clean_leftovers $BB
@@ -244,8 +244,14 @@ echo "# at $SECONDS s"
 check set_ok "$R" set a/b numtasks:max=60 test:min=3
 check set_read_back has $RG/a/b/shares "^res=numtasks,min_shares=10,max_shares=60,"
 expect set_unknown_group 1 "group /nope: No such file or directory" $R set nope numtasks:min=1
-expect set_min_above_max 1 "group /a/b: numtasks:min=70: Invalid argument" $R set a/b numtasks:min=70
-expect set_above_parent_divisor 1 "group /a/b: test:max=101: Invalid argument" $R set a/b test:max=101
+# A refused write says which rule refused it, with the numbers (a's
+# numtasks divisor 100, a/b min 10 max 60, a/c min 5).
+expect set_min_above_max 1 "group /a/b: numtasks:min=70: Invalid argument \(min_shares 70 above max_shares 60\)$" $R set a/b numtasks:min=70
+expect set_above_parent_divisor 1 "group /a/b: test:max=101: Invalid argument \(max_shares 101 above the parent's child_shares_divisor 100\)$" $R set a/b test:max=101
+expect set_min_above_parent_divisor 1 "\(min_shares 150 above the parent's child_shares_divisor 100\)$" $R set a/b numtasks:min=150
+expect set_guarantees_over_divisor 1 "\(the guarantees of the parent's children would add up to 101 of its child_shares_divisor 100 \(min_shares 96 here, 5 elsewhere\)\)$" $R set a/b numtasks:min=96,max=dont_care
+expect set_divisor_below_guarantees 1 "group /a: numtasks:divisor=4: Invalid argument \(child_shares_divisor 4 below 15, what the children's min_shares add up to\)$" $R set a numtasks:divisor=4
+expect set_divisor_below_a_max 1 "\(child_shares_divisor 50 below a child's max_shares 60\)$" $R set a numtasks:divisor=50
 expect set_unknown_controller 1 "controller 'nope'" $R set a/b nope:min=1
 expect set_bad_syntax 2 "expected KEY=VALUE" $R set a/b numtasks:min
 

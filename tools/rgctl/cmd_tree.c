@@ -203,8 +203,14 @@ static int write_reqs(const char *g, int n, char **args, struct rg_req *reqs)
 			break;
 		}
 		if (write_shares(g, reqs[i].res, reqs[i].have, reqs[i].val)) {
-			err_msg("group %s: %s: %s", g, args[i],
-				strerror(errno));
+			int e = errno;
+			char why[512] = "";
+
+			if (e == EINVAL)
+				explain_refusal(g, &reqs[i], why, sizeof(why));
+			err_msg("group %s: %s: %s%s%s%s", g, args[i],
+				strerror(e), why[0] ? " (" : "", why,
+				why[0] ? ")" : "");
 			break;
 		}
 	}

@@ -104,6 +104,8 @@ void format_value(int v, char *buf, size_t len);
 int parse_cap(const char *s, int *v);
 void format_cap(int v, char *buf, size_t len);
 int controller_known(const char *res);
+void explain_refusal(const char *g, const struct rg_req *req, char *why,
+		     size_t len);
 
 /* tasks.c */
 int move_process(const char *g, pid_t pid, int quiet);

@@ -150,3 +150,119 @@ int controller_known(const char *res)
 
 	return !read_shares("/", &gs) && find_shares(&gs, res);
 }
+
+static int pos(int v)
+{
+	return v > 0 ? v : 0;
+}
+
+/*
+ * What @g's children promise and ask of @res: the sum of their min_shares
+ * (DONT_CARE as 0), skipping the child named @skip, and the largest of
+ * their max_shares (0 if none).
+ */
+static void children_of(const char *g, const char *res, const char *skip,
+			long *sum, int *maxmax)
+{
+	struct rg_group_shares gs;
+	const struct rg_shares *s;
+	char **names, path[4096];
+	int i, n;
+
+	*sum = 0;
+	*maxmax = 0;
+	n = list_children(g, &names);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		if (skip && !strcmp(names[i], skip))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", strcmp(g, "/") ? g : "",
+			 names[i]);
+		if (read_shares(path, &gs))
+			continue;
+		s = find_shares(&gs, res);
+		if (!s)
+			continue;
+		*sum += pos(s->val[F_MIN]);
+		if (s->val[F_MAX] > *maxmax)
+			*maxmax = s->val[F_MAX];
+	}
+	free_names(names, n);
+}
+
+/*
+ * Why a write of @req to group @g (normalized: "/" or "/a/b") was
+ * refused with EINVAL: the rule of docs/res_groups.rst, "Validating a
+ * write", that it breaks, with the numbers read now. Fills @why, or
+ * leaves it empty when no rule explains it (the tree changed since).
+ */
+void explain_refusal(const char *g, const struct rg_req *req, char *why,
+		     size_t len)
+{
+	struct rg_group_shares gs, pgs;
+	const struct rg_shares *cur, *par = NULL;
+	char parent[4096];
+	const char *name = strrchr(g, '/') + 1;
+	int f, fv[F_NR], maxmax, dummy;
+	long sum, usage;
+
+	*why = '\0';
+	if (read_shares(g, &gs) || !(cur = find_shares(&gs, req->res)))
+		return;
+	for (f = 0; f < F_NR; f++)
+		fv[f] = req->have[f] && cur->val[f] != RG_UNSUPPORTED ?
+			req->val[f] : cur->val[f];
+	if (strcmp(g, "/")) {
+		snprintf(parent, sizeof(parent), "%.*s", (int)(name - 1 - g), g);
+		if (!parent[0])
+			strcpy(parent, "/");
+		if (!read_shares(parent, &pgs))
+			par = find_shares(&pgs, req->res);
+	}
+	if (par && fv[F_MIN] >= 0 && par->val[F_DIV] > 0) {
+		children_of(parent, req->res, name, &sum, &dummy);
+		if (fv[F_MIN] > par->val[F_DIV]) {
+			snprintf(why, len,
+				 "min_shares %d above the parent's child_shares_divisor %d",
+				 fv[F_MIN], par->val[F_DIV]);
+			return;
+		}
+		if (sum + fv[F_MIN] > par->val[F_DIV]) {
+			snprintf(why, len,
+				 "the guarantees of the parent's children would add up to %ld of its child_shares_divisor %d (min_shares %d here, %ld elsewhere)",
+				 sum + fv[F_MIN], par->val[F_DIV], fv[F_MIN],
+				 sum);
+			return;
+		}
+	}
+	if (par && fv[F_MAX] >= 0 && fv[F_MAX] > par->val[F_DIV]) {
+		snprintf(why, len,
+			 "max_shares %d above the parent's child_shares_divisor %d",
+			 fv[F_MAX], par->val[F_DIV]);
+		return;
+	}
+	for (f = F_MIN; f <= F_MAX; f++)
+		if (fv[f] < 0 && fv[f] != RG_DONT_CARE &&
+		    cur->val[f] != RG_UNSUPPORTED) {
+			snprintf(why, len, "%s %d is neither dont_care nor >= 0",
+				 field_names[f], fv[f]);
+			return;
+		}
+	children_of(g, req->res, NULL, &usage, &maxmax);
+	if (fv[F_DIV] < 1 || fv[F_DIV] < usage) {
+		snprintf(why, len,
+			 "child_shares_divisor %d below %ld, what the children's min_shares add up to",
+			 fv[F_DIV], usage > 1 ? usage : 1);
+		return;
+	}
+	if (fv[F_DIV] < maxmax) {
+		snprintf(why, len,
+			 "child_shares_divisor %d below a child's max_shares %d",
+			 fv[F_DIV], maxmax);
+		return;
+	}
+	if (fv[F_MIN] >= 0 && fv[F_MAX] >= 0 && fv[F_MIN] > fv[F_MAX])
+		snprintf(why, len, "min_shares %d above max_shares %d",
+			 fv[F_MIN], fv[F_MAX]);
+}
