@@ -30,7 +30,8 @@
  *   orders every change of its held with the matching change of its
  *   parent's eff, and with changes of its guarantee (which move the
  *   parent's eff too), so eff is always exact once a change completes.
- *   It also covers the fork-rate state of the group.
+ *   It also covers the fork-rate interval of the group; its counts are
+ *   atomics, since a fork counts once done, in move_task (RES_GROUP_FORK).
  * - held, eff, maxheld, minheld and the fail counts are atomics: a
  *   parent's eff is changed under each child's lock, the root's held and
  *   eff under no common lock. A fork raises eff level by level with a
@@ -75,7 +76,8 @@
  * @failcnt: forks refused here for a limit
  * @forkrate_failcnt: forks refused here for the fork rate
  * @rate_start: start of the current fork-rate interval, jiffies (@lock)
- * @rate_count: forks allowed in the current interval (@lock)
+ * @rate_count: forks done in the current interval (set under @lock)
+ * @rate_inflight: forks allowed and neither done nor cancelled yet
  */
 struct nt_group {
 	struct res_shares shares;
@@ -96,7 +98,8 @@ struct nt_group {
 	atomic_long_t failcnt;
 	atomic_long_t forkrate_failcnt;
 	unsigned long rate_start;
-	unsigned int rate_count;
+	atomic_t rate_count;
+	atomic_t rate_inflight;
 };
 
 static DEFINE_MUTEX(nt_mutex);
@@ -332,7 +335,13 @@ static void nt_uncharge(struct nt_group *g, struct nt_group *stop)
 	spin_unlock(&g->lock);
 }
 
-/* The fork-rate limit of @g; caller holds @g->lock. */
+/*
+ * The fork-rate limit of @g; caller holds @g->lock. A fork counts in the
+ * interval in which it is done (post_fork); until then it is in flight,
+ * and the forks in flight count against every interval they may end in.
+ * So a fork cancelled after the interval restarted gives nothing back to
+ * the new one, and no interval has more than forkrate forks done.
+ */
 static bool nt_rate_ok(struct nt_group *g)
 {
 	unsigned int rate = READ_ONCE(forkrate);
@@ -343,9 +352,10 @@ static bool nt_rate_ok(struct nt_group *g)
 	interval = (unsigned long)READ_ONCE(forkrate_interval) * HZ;
 	if (time_after_eq(jiffies, g->rate_start + interval)) {
 		g->rate_start = jiffies;
-		g->rate_count = 0;
+		atomic_set(&g->rate_count, 0);
 	}
-	return g->rate_count < rate;
+	return (unsigned int)atomic_read(&g->rate_count) +
+	       atomic_read(&g->rate_inflight) < rate;
 }
 
 static int nt_can_fork(struct res_shares *s)
@@ -362,7 +372,7 @@ static int nt_can_fork(struct res_shares *s)
 		atomic_long_inc(&g->failcnt);
 		ret = -EAGAIN;
 	} else {
-		g->rate_count++;
+		atomic_inc(&g->rate_inflight);
 	}
 	spin_unlock(&g->lock);
 	return ret;
@@ -374,9 +384,7 @@ static void nt_cancel_fork(struct res_shares *s)
 
 	spin_lock_nested(&g->lock, g->depth);
 	nt_uncharge_at(g, 1, NULL);
-	/* Not if the interval restarted since: it did not count there. */
-	if (g->rate_count)
-		g->rate_count--;
+	atomic_dec(&g->rate_inflight);
 	spin_unlock(&g->lock);
 }
 
@@ -406,6 +414,16 @@ static void nt_move_task(struct task_struct *tsk, struct res_shares *from,
 	struct nt_group *f = from ? to_nt(from) : NULL;
 	struct nt_group *t = to && event != RES_GROUP_FORK ? to_nt(to) : NULL;
 	struct nt_group *anc = f && t ? nt_common_ancestor(f, t) : NULL;
+
+	/*
+	 * A fork nt_can_fork() allowed is done: it counts in this interval
+	 * (counted before it leaves the forks in flight, so that a check
+	 * meanwhile sees it twice rather than not at all).
+	 */
+	if (to && event == RES_GROUP_FORK) {
+		atomic_inc(&to_nt(to)->rate_count);
+		atomic_dec(&to_nt(to)->rate_inflight);
+	}
 
 	/*
 	 * A move changes nothing above the common ancestor of its groups,

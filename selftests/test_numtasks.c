@@ -32,6 +32,7 @@
 #define MAXKIDS 256
 #define KTHREAD_SPAWN "/sys/module/rg_kthread/parameters/spawn"
 #define TEST_CTL_FAIL "/sys/module/rg_test_ctl/parameters/fail_fork"
+#define TEST_CTL_STRADDLE "/sys/module/rg_test_ctl/parameters/straddle_ms"
 
 /* Sleeping children this test forked (each test runs in its own process). */
 static struct {
@@ -740,6 +741,45 @@ TEST_F(nt, fork_rate_not_used_by_a_cancelled_fork)
 	EXPECT_EQ(3, fill(&err));
 	EXPECT_EQ(-EAGAIN, err);
 	EXPECT_EQ(1, NT("a", "forkrate_failcnt"));
+	ASSERT_EQ(0, rg_write(FORKRATE, "0"));
+}
+
+/*
+ * Nor does a fork cancelled after the interval restarted give one back to
+ * the new interval. rate 3 per 2 s: a fork by rg_straddler is allowed
+ * here in the first interval, then held 2.5 s in the test controller's
+ * can_fork and refused there; at 2.2 s our fork starts the second
+ * interval; once the straddler's fork is cancelled, 2 more forks are
+ * allowed, not 3. (Before the fix the cancel took one off the new
+ * interval's count: 3 more.)
+ */
+TEST_F(nt, fork_rate_cancel_after_the_interval_gives_nothing_back)
+{
+	pid_t straddler;
+	int err, status;
+
+	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_test_ctl.ko", NULL));
+	ASSERT_EQ(0, rg_write(FORKRATE_INTERVAL, "2"));
+	ASSERT_EQ(0, rg_write(FORKRATE, "3"));
+	ASSERT_EQ(0, rg_write(TEST_CTL_STRADDLE, "2500"));
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	straddler = fork();
+	ASSERT_LE(0, straddler);
+	if (straddler == 0) {
+		prctl(PR_SET_NAME, "rg_straddler");
+		/* The interval starts here: the first fork in a. */
+		_exit(fork() < 0 && errno == EAGAIN ? 0 : 1);
+	}
+	kids.pid[kids.n++] = straddler;
+	usleep(2200 * 1000);
+	ASSERT_EQ(0, add_kid());
+	ASSERT_EQ(straddler, waitpid(straddler, &status, 0));
+	kids.pid[kids.n - 2] = -1;
+	EXPECT_EQ(0, rg_exit_code(status));
+	EXPECT_EQ(2, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_EQ(1, NT("a", "forkrate_failcnt"));
+	ASSERT_EQ(0, rg_write(TEST_CTL_STRADDLE, "0"));
 	ASSERT_EQ(0, rg_write(FORKRATE, "0"));
 }
 

@@ -10,13 +10,19 @@
  * fail_fork (errno can_fork returns), no_max (max_shares UNSUPPORTED),
  * no_reset (no reset_stats), null_ctl (load fails with what registering
  * and unregistering a NULL controller give), stats_pad (that many more stats lines, to
- * make stats longer than a page). allocs/frees count shares (read-only).
+ * make stats longer than a page), straddle_ms (a fork by a task named
+ * rg_straddler sleeps that long in can_fork, then fails with EAGAIN: a
+ * fork that other controllers allowed long before it is cancelled).
+ * allocs/frees count shares (read-only).
  */
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/res_group.h>
+#include <linux/sched.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 static char *name = "test";
 module_param(name, charp, 0444);
@@ -34,6 +40,8 @@ static bool null_ctl;
 module_param(null_ctl, bool, 0444);
 static int stats_pad;
 module_param(stats_pad, int, 0644);
+static unsigned int straddle_ms;
+module_param(straddle_ms, uint, 0644);
 static atomic_t allocs = ATOMIC_INIT(0);
 module_param_named(allocs, allocs.counter, int, 0444);
 static atomic_t frees = ATOMIC_INIT(0);
@@ -135,7 +143,14 @@ static void tc_move(struct task_struct *tsk, struct res_shares *from,
 
 static int tc_can_fork(struct res_shares *s)
 {
+	unsigned int ms = READ_ONCE(straddle_ms);
+
 	atomic_inc(&to_tc(s)->n[TC_CAN_FORK]);
+	/* can_fork may sleep: forks call it under no spinlock. */
+	if (ms && !strcmp(current->comm, "rg_straddler")) {
+		msleep_interruptible(min(ms, 10000U));
+		return -EAGAIN;
+	}
 	return -READ_ONCE(fail_fork);
 }
 
