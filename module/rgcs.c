@@ -13,8 +13,9 @@
  * under it. mkdir takes rg_mutex, rmdir (with configfs' directory locks
  * held) rg_fork_sem then rg_mutex: so nothing here takes a VFS lock while
  * holding rg_mutex, and the permission checks that look files up
- * (members of a common ancestor, a parent's cap files) only try the
- * directory's lock (rgcs_may_write()).
+ * (members of a common ancestor, a parent's cap files, a parent's shares
+ * for a guarantee or ceiling of a controller that precedes cgroup) only
+ * try the directory's lock (rgcs_may_write()), with rg_mutex dropped.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -142,16 +143,41 @@ static int rgcs_shares_parse(char *str, struct res_controller **ctl,
 	return *ctl ? 0 : -EINVAL;
 }
 
+static int rgcs_may_write_parent(struct res_group *grp, const char *name);
+
+/*
+ * SPEC 11: a writer without CAP_SYS_RESOURCE changes the guarantee or
+ * the ceiling of a controller that takes precedence over cgroup only if
+ * he may also write the parent's shares, as cgroup v2's cpu.max belongs
+ * to the parent's owner: a delegated user cannot lift the ceiling of the
+ * top of his subtree, which his moves into it were allowed under.
+ * Caller holds rg_mutex.
+ */
+static bool rgcs_shares_need_parent(struct res_group *grp,
+				    struct res_controller *ctl,
+				    const struct res_shares *s,
+				    const struct res_shares *req)
+{
+	bool change = (req->min_shares != RES_SHARES_UNCHANGED &&
+		       req->min_shares != s->min_shares) ||
+		      (req->max_shares != RES_SHARES_UNCHANGED &&
+		       req->max_shares != s->max_shares);
+
+	return ctl->precedes_cgroup && grp->parent && change &&
+	       !capable(CAP_SYS_RESOURCE);
+}
+
 static ssize_t rgcs_shares_store(struct config_item *item, const char *page,
 				 size_t count)
 {
 	struct res_group *grp = to_rg(item);
 	struct res_shares req, f, *s, *parent;
 	struct res_controller *ctl;
-	bool max_changed;
+	bool max_changed, checked = false;
 	char *str;
 	int ret;
 
+again:
 	str = rgcs_dup_input(page, count);
 	if (IS_ERR(str))
 		return PTR_ERR(str);
@@ -163,6 +189,16 @@ static ssize_t rgcs_shares_store(struct config_item *item, const char *page,
 	ret = -EINVAL;
 	if (!s)
 		goto out;
+	/* The check takes VFS locks: not under rg_mutex (see the top). */
+	if (!checked && rgcs_shares_need_parent(grp, ctl, s, &req)) {
+		mutex_unlock(&rg_mutex);
+		kfree(str);
+		ret = rgcs_may_write_parent(grp, "shares");
+		if (ret)
+			return ret;
+		checked = true;
+		goto again;
+	}
 	parent = grp->parent ? grp->parent->shares[ctl->id] : NULL;
 	ret = rg_shares_check(s, &req, parent, &f);
 	if (ret)
@@ -366,6 +402,23 @@ static int rgcs_may_write(struct dentry *dir, const char *name)
 }
 
 /*
+ * May the writer write the file @name of @grp's parent? The parent is
+ * pinned by @grp, whose file the writer is writing; its directory by
+ * configfs (or by an rmdir under way).
+ */
+static int rgcs_may_write_parent(struct res_group *grp, const char *name)
+{
+	struct dentry *dir = dget(rgcs_dentry(grp->parent));
+	int ret;
+
+	if (!dir)
+		return -EPERM;
+	ret = rgcs_may_write(dir, name);
+	dput(dir);
+	return ret;
+}
+
+/*
  * Move @tsk to @to for an unprivileged writer: as with cgroup v2's
  * delegation, the writer must also be allowed to write the members file
  * of the common ancestor of @tsk's group and @to, so that a delegated
@@ -490,7 +543,6 @@ static ssize_t rgcs_cap_store(struct res_group *grp, int *cap,
 			      size_t count)
 {
 	unsigned int val;
-	struct dentry *dir;
 	int ret = 0;
 	char *str;
 
@@ -508,9 +560,7 @@ static ssize_t rgcs_cap_store(struct res_group *grp, int *cap,
 		return ret;
 
 	if (grp->parent) {
-		dir = dget(rgcs_dentry(grp->parent));
-		ret = rgcs_may_write(dir, name);
-		dput(dir);
+		ret = rgcs_may_write_parent(grp, name);
 		if (ret)
 			return ret;
 	}

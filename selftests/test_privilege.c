@@ -459,6 +459,71 @@ TEST_F(priv, ceiling_rule_with_cpu)
 	rg_kill(own);
 }
 
+/*
+ * As USER owning d and d/x: a cpu guarantee or ceiling of d (the top of
+ * his subtree) needs the root's shares, d's divisor and d/x's cpu shares
+ * only his own; the test controller (not taking precedence over cgroup)
+ * only his own too. Each refused write is EPERM. Bit i of the exit status
+ * set: check i failed.
+ */
+static int write_cpu_shares(pid_t unused)
+{
+	static const struct {
+		const char *group, *str;
+		int err;
+	} w[] = {
+		{ "d", "res=cpu,max_shares=-3", -EPERM },
+		{ "d", "res=cpu,max_shares=100", -EPERM },
+		{ "d", "res=cpu,min_shares=10", -EPERM },
+		/* The value it has: nothing changes, nothing to check. */
+		{ "d", "res=cpu,max_shares=50", 0 },
+		{ "d", "res=cpu,child_shares_divisor=200", 0 },
+		{ "d/x", "res=cpu,max_shares=20", 0 },
+		{ "d/x", "res=cpu,max_shares=-3", 0 },
+		{ "d", "res=test,max_shares=7", 0 },
+	};
+	int i, bad = 0;
+
+	for (i = 0; i < (int)ARRAY_SIZE(w); i++)
+		if (rg_set(w[i].group, "shares", w[i].str) != w[i].err)
+			bad |= 1 << i;
+	return bad;
+}
+
+static int lift_d(pid_t unused)
+{
+	return !!rg_set("d", "shares", "res=cpu,max_shares=-3");
+}
+
+/*
+ * SPEC 11: a delegated user cannot lift the cpu ceiling of his subtree's
+ * top (which his moves into it were allowed under): a cpu min_shares or
+ * max_shares change needs the parent's shares too, unless the writer has
+ * CAP_SYS_RESOURCE. (Before the fix every write below was allowed.)
+ */
+TEST_F(priv, delegated_user_cannot_lift_the_ceiling_of_his_top)
+{
+	char p[256], buf[512];
+
+	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("d"));
+	ASSERT_EQ(0, rg_mkdir("d/x"));
+	chown_group(_metadata, "d");
+	chown_group(_metadata, "d/x");
+	ASSERT_EQ(0, rg_set("d", "shares", "res=cpu,max_shares=50"));
+	EXPECT_EQ(0, as_user(NO_CAP, write_cpu_shares, 0));
+	ASSERT_LT(0, rg_read(rg_path(p, sizeof(p), "d", "shares"), buf,
+			     sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf,
+		"res=cpu,min_shares=-3,max_shares=50,child_shares_divisor=200\n"));
+	EXPECT_NE(NULL, strstr(buf, "res=test,min_shares=-3,max_shares=7,"));
+	EXPECT_EQ(1, as_user(CAP_SYS_NICE, lift_d, 0));
+	EXPECT_EQ(0, as_user(CAP_SYS_RESOURCE, lift_d, 0));
+	ASSERT_LT(0, rg_read(rg_path(p, sizeof(p), "d", "shares"), buf,
+			     sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "res=cpu,min_shares=-3,max_shares=-3,"));
+}
+
 /* Without cpu.ko (numtasks does not take precedence): no ceiling needed. */
 TEST_F(priv, ceiling_rule_needs_cpu_loaded)
 {
