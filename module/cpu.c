@@ -218,8 +218,11 @@ static u64 rc_min_ppb(struct rc_group *g)
 			g->parent) : 0;
 }
 
-/* The ceiling of @g and of every descendant with its own max_shares. */
-static void rc_set_bandwidth(struct rc_group *g)
+/*
+ * The ceiling of @g and of every descendant with its own max_shares, for
+ * rc_work to set; caller holds rc_lock.
+ */
+static void rc_queue_bandwidth(struct rc_group *g, unsigned int ncpus)
 {
 	u64 quota = U64_MAX, ppb = U64_MAX;
 	struct rc_group *c;
@@ -227,21 +230,31 @@ static void rc_set_bandwidth(struct rc_group *g)
 	if (g->parent) {
 		if (g->shares.max_shares >= 0) {
 			ppb = rc_max_ppb(g);
-			quota = div64_u64(ppb * num_online_cpus() *
-					  (RC_PERIOD_NS / 1000),
+			quota = div64_u64(ppb * ncpus * (RC_PERIOD_NS / 1000),
 					  RC_PPB / 1000);
 			quota = max_t(u64, quota, RC_MIN_QUOTA_NS);
 		}
-		spin_lock(&rc_lock);
 		g->quota = quota;
 		g->quota_ppb = ppb;
 		if (list_empty(&g->work_node))
 			list_add_tail(&g->work_node, &rc_dirty);
-		spin_unlock(&rc_lock);
-		queue_work(system_unbound_wq, &rc_work);
 	}
 	list_for_each_entry(c, &g->children, sibling)
-		rc_set_bandwidth(c);
+		rc_queue_bandwidth(c, ncpus);
+}
+
+/*
+ * The whole subtree's ceilings at once, under one hold of rc_lock, then
+ * one run of rc_work: it must see them together to order them.
+ */
+static void rc_set_bandwidth(struct rc_group *g)
+{
+	unsigned int ncpus = num_online_cpus();
+
+	spin_lock(&rc_lock);
+	rc_queue_bandwidth(g, ncpus);
+	spin_unlock(&rc_lock);
+	queue_work(system_unbound_wq, &rc_work);
 }
 
 /* Raw counters of @g's subtree; caller holds rc_mutex. */
@@ -475,17 +488,22 @@ static void rc_work_fn(struct work_struct *work)
 	struct rc_group *g, *n;
 	LIST_HEAD(dead);
 
-	rc_apply_ceilings();
+	/*
+	 * Removed groups' ceilings go first: under cgroup v1 a parent's
+	 * lowered ceiling is refused while a removed child's is above it.
+	 * Children come before their parents.
+	 */
 	spin_lock(&rc_lock);
 	list_splice_init(&rc_dead, &dead);
 	spin_unlock(&rc_lock);
-	if (list_empty(&dead))
-		return;
-	/* Children come before their parents. */
-	list_for_each_entry(g, &dead, work_node) {
+	list_for_each_entry(g, &dead, work_node)
 		if (g->applied != U64_MAX)
 			res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS,
 						      U64_MAX);
+	rc_apply_ceilings();
+	if (list_empty(&dead))
+		return;
+	list_for_each_entry(g, &dead, work_node) {
 		res_group_sched_release(g->self_tg);
 		if (g->parent)
 			res_group_sched_release(g->tg);
