@@ -208,7 +208,10 @@ void explain_refusal(const char *g, const struct rg_req *req, char *why,
 	long sum, usage;
 
 	*why = '\0';
-	if (read_shares(g, &gs) || !(cur = find_shares(&gs, req->res)))
+	if (read_shares(g, &gs))
+		return;
+	cur = find_shares(&gs, req->res);
+	if (!cur)
 		return;
 	for (f = 0; f < F_NR; f++)
 		fv[f] = req->have[f] && cur->val[f] != RG_UNSUPPORTED ?
@@ -250,10 +253,14 @@ void explain_refusal(const char *g, const struct rg_req *req, char *why,
 			return;
 		}
 	children_of(g, req->res, NULL, &usage, &maxmax);
-	if (fv[F_DIV] < 1 || fv[F_DIV] < usage) {
+	if (fv[F_DIV] < 1) {
+		snprintf(why, len, "child_shares_divisor %d below 1", fv[F_DIV]);
+		return;
+	}
+	if (fv[F_DIV] < usage) {
 		snprintf(why, len,
 			 "child_shares_divisor %d below %ld, what the children's min_shares add up to",
-			 fv[F_DIV], usage > 1 ? usage : 1);
+			 fv[F_DIV], usage);
 		return;
 	}
 	if (fv[F_DIV] < maxmax) {
