@@ -146,11 +146,12 @@ static int rgcs_shares_parse(char *str, struct res_controller **ctl,
 static int rgcs_may_write_parent(struct res_group *grp, const char *name);
 
 /*
- * SPEC 11: a writer without CAP_SYS_RESOURCE changes the guarantee or
- * the ceiling of a controller that takes precedence over cgroup only if
- * he may also write the parent's shares, as cgroup v2's cpu.max belongs
- * to the parent's owner: a delegated user cannot lift the ceiling of the
- * top of his subtree, which his moves into it were allowed under.
+ * The ceiling rule (docs, "Delegation"): a writer without
+ * CAP_SYS_RESOURCE changes the guarantee or the ceiling of a controller
+ * that takes precedence over cgroup only if he may also write the
+ * parent's shares, as cgroup v2's cpu.max belongs to the parent's owner:
+ * a delegated user cannot lift the ceiling of the top of his subtree,
+ * which his moves into it were allowed under.
  * Caller holds rg_mutex.
  */
 static bool rgcs_shares_need_parent(struct res_group *grp,

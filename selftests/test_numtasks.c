@@ -657,31 +657,42 @@ TEST_F(nt, insmod_with_total_below_the_tasks_counted_fails)
 	EXPECT_EQ(1, NT("a", "held"));
 }
 
+/*
+ * Set total_numtasks to the root's held, until our own fork is refused
+ * (tasks come and go meanwhile): true then, with that held in *held.
+ */
+static bool root_full(long *held)
+{
+	char val[32];
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		*held = NT("", "held");
+		snprintf(val, sizeof(val), "%ld", *held);
+		if (rg_write(TOTAL, val))
+			continue;
+		if (add_kid() == -EAGAIN)
+			return true;
+		if (kids.n)
+			rg_kill(kids.pid[--kids.n]);
+	}
+	return false;
+}
+
 /* Kernel threads are counted in the root, and never refused. */
 TEST_F(nt, kernel_threads_are_never_refused)
 {
 	char val[32];
-	int i, full = 0;
 	long held = 0;
 
 	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_kthread.ko", NULL));
 	/* The root exactly at its limit: our own fork is refused. */
-	for (i = 0; i < 20 && !full; i++) {
-		held = NT("", "held");
-		snprintf(val, sizeof(val), "%ld", held);
-		if (rg_write(TOTAL, val))
-			continue;
-		full = add_kid() == -EAGAIN;
-		if (!full && kids.n)
-			rg_kill(kids.pid[--kids.n]);
-	}
-	ASSERT_TRUE(full);
+	ASSERT_TRUE(root_full(&held));
 	EXPECT_EQ(0, rg_write(KTHREAD_SPAWN, "1"));
 	EXPECT_EQ(0, rg_write(KTHREAD_SPAWN, "1"));
 	snprintf(val, sizeof(val), "%ld", held + 100);
 	ASSERT_EQ(0, rg_write(TOTAL, val));
 }
-
 
 /*
  * Nor are the user-mode helpers the kernel starts itself: a mount of an
@@ -693,8 +704,8 @@ TEST_F(nt, kernel_threads_are_never_refused)
 TEST_F(nt, user_mode_helpers_are_never_refused)
 {
 	char val[32];
-	int i, full = 0, fd;
 	long held = 0;
+	int fd;
 
 	ASSERT_LT(0, rg_read(MODPROBE, modprobe_was, sizeof(modprobe_was)));
 	unlink(UMH_RAN);
@@ -704,16 +715,7 @@ TEST_F(nt, user_mode_helpers_are_never_refused)
 	ASSERT_EQ(0, close(fd));
 	ASSERT_EQ(0, rg_write(MODPROBE, UMH_SCRIPT));
 	/* The root exactly at its limit: our own fork is refused. */
-	for (i = 0; i < 20 && !full; i++) {
-		held = NT("", "held");
-		snprintf(val, sizeof(val), "%ld", held);
-		if (rg_write(TOTAL, val))
-			continue;
-		full = add_kid() == -EAGAIN;
-		if (!full && kids.n)
-			rg_kill(kids.pid[--kids.n]);
-	}
-	ASSERT_TRUE(full);
+	ASSERT_TRUE(root_full(&held));
 	EXPECT_EQ(-1, mount("none", "/run", "rg_no_such_fs", 0, NULL));
 	EXPECT_EQ(ENODEV, errno);
 	/* Not the root's failcnt: any other fork in the root may count. */

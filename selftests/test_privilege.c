@@ -496,10 +496,11 @@ static int lift_d(pid_t unused)
 }
 
 /*
- * SPEC 11: a delegated user cannot lift the cpu ceiling of his subtree's
- * top (which his moves into it were allowed under): a cpu min_shares or
- * max_shares change needs the parent's shares too, unless the writer has
- * CAP_SYS_RESOURCE. (Before the fix every write below was allowed.)
+ * Delegation (docs): a delegated user cannot lift the cpu ceiling of his
+ * subtree's top (which his moves into it were allowed under): a cpu
+ * min_shares or max_shares change needs the parent's shares too, unless
+ * the writer has CAP_SYS_RESOURCE. (Before the fix every write below was
+ * allowed.)
  */
 TEST_F(priv, delegated_user_cannot_lift_the_ceiling_of_his_top)
 {
@@ -514,8 +515,8 @@ TEST_F(priv, delegated_user_cannot_lift_the_ceiling_of_his_top)
 	EXPECT_EQ(0, as_user(NO_CAP, write_cpu_shares, 0));
 	ASSERT_LT(0, rg_read(rg_path(p, sizeof(p), "d", "shares"), buf,
 			     sizeof(buf)));
-	EXPECT_NE(NULL, strstr(buf,
-		"res=cpu,min_shares=-3,max_shares=50,child_shares_divisor=200\n"));
+	EXPECT_NE(NULL,
+		  strstr(buf, "res=cpu,min_shares=-3,max_shares=50,child_shares_divisor=200\n"));
 	EXPECT_NE(NULL, strstr(buf, "res=test,min_shares=-3,max_shares=7,"));
 	EXPECT_EQ(1, as_user(CAP_SYS_NICE, lift_d, 0));
 	EXPECT_EQ(0, as_user(CAP_SYS_RESOURCE, lift_d, 0));
