@@ -158,10 +158,14 @@ static int inject(struct __test_metadata *_metadata,
 		  struct ctx *c, const struct op *op)
 {
 	int n, ret, remaining, failed = 0, tried = 0;
+	/* c->before holds the state now (a failed run read it, unchanged). */
+	bool fresh = false;
 
 	for (n = 1; n < MAX_POINTS; n = next_point(n)) {
 		tried++;
-		state(c->before);
+		if (!fresh)
+			state(c->before);
+		fresh = false;
 		arm(c->nth, n);
 		ret = op->run(c);
 		remaining = left(c->nth);
@@ -178,6 +182,7 @@ static int inject(struct __test_metadata *_metadata,
 			EXPECT_STREQ(c->before, c->after)
 				TH_LOG("%s, fault point %d: state changed",
 				       op->name, n);
+			fresh = !strcmp(c->before, c->after);
 		}
 		if (remaining)
 			break;
