@@ -520,12 +520,12 @@ static int reap(int seconds)
 }
 
 /*
- * Send sig to each of our children: how many are not zombies (those are
- * just gone, unless their threads live on), and the first; -errno if
- * /proc cannot be read. An unreaped child keeps its pid, so sig reaches
- * no other task.
+ * Send sig (0: none) to each child of parent: how many are not zombies
+ * (those are just gone, unless their threads live on), and the first;
+ * -errno if /proc cannot be read. An unreaped child of ours keeps its
+ * pid, so sig reaches no other task.
  */
-static int kill_orphans(int sig, pid_t *first)
+static int signal_children(pid_t parent, int sig, pid_t *first)
 {
 	char p[64], buf[512], *s;
 	struct dirent *d;
@@ -545,9 +545,10 @@ static int kill_orphans(int sig, pid_t *first)
 			continue;
 		/* "pid (comm) state ppid ...", and comm may hold a ')'. */
 		s = strrchr(buf, ')');
-		if (!s || atoi(s + 4) != getpid())
+		if (!s || atoi(s + 4) != parent)
 			continue;
-		kill(pid, sig);
+		if (sig)
+			kill(pid, sig);
 		if (s[2] != 'Z' && !n++)
 			*first = pid;
 	}
@@ -722,7 +723,7 @@ int main(void)
 	/* How long orphans may take to go (the quick tier's: see the top). */
 	int reap_wait = rg_scaled(120, 60), kill_wait = rg_scaled(30, 15);
 	int i, tries, status, ret, left, stuck;
-	pid_t ng, worker[ARRAY_SIZE(workers)], orphan = 0;
+	pid_t ng, worker[ARRAY_SIZE(workers)], orphan = 0, first;
 	char why[256] = "", rmmod_why[64] = "", *bad = NULL;
 	size_t len;
 
@@ -746,9 +747,18 @@ int main(void)
 	printf("# %d seconds, %zu workers and stress-ng\n", seconds,
 	       ARRAY_SIZE(worker));
 	seed = getpid();
+	/*
+	 * stress-ng first, the workers once its stressors run: its start (a
+	 * dynamic binary with many libraries) takes a second or more in the
+	 * debug guest, and beside twelve busy workers it took ten, so that
+	 * it ran only after they had stopped.
+	 */
+	ng = start_stress_ng(seconds);
+	for (i = 0; ng > 0 && i < 600 && signal_children(ng, 0, &first) <= 0; i++)
+		usleep(100000);
+	printf("# stress-ng's stressors ran %.1f s after its start\n", i / 10.0);
 	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
 		worker[i] = start(workers[i].fn, workers[i].group);
-	ng = start_stress_ng(seconds);
 	sleep(seconds);
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 
@@ -807,7 +817,7 @@ int main(void)
 	stuck = reap(reap_wait);
 	left = stuck;
 	if (stuck) {
-		ret = kill_orphans(SIGKILL, &orphan);
+		ret = signal_children(getpid(), SIGKILL, &orphan);
 		left = reap(kill_wait);
 	}
 	why[0] = '\0';
