@@ -40,7 +40,10 @@
  * Tiers: the full tier runs every seed, 260 operations of the shares
  * test and 130 of the fork test. RG_TIER=quick runs seed_2 alone (the
  * four tests of seed_1 and seed_3 skip), 130 and 15 operations: what it
- * reaches is still checked, all of the above.
+ * reaches is still checked, all of the above; its shares test probes
+ * unused and children_max of every group after every 10th operation and
+ * the last, and in between those of the groups the operation can change
+ * (the probes are most of an operation's cost).
  *
  * Each run prints its seed; a failure prints every operation of the run
  * up to the divergence. To replay one sequence:
@@ -108,6 +111,7 @@ struct model {
 	int only[NRULES];	/* ... refused by that rule alone */
 	int emlink;		/* mkdir one too deep */
 	long probes;		/* writes that observed unused, children_max */
+	unsigned int probe_mask;	/* the groups check_state probes */
 	long wide;		/* amounts checked whose product needed > 31 bits */
 	int forks_ok, forks_refused;
 	int refused_above;	/* forks refused at an ancestor only */
@@ -202,10 +206,23 @@ static void model_init(struct model *m, unsigned long long seed, bool tasks)
 	m->log[0] = '\0';
 	m->why[0] = '\0';
 	m->total = 4194304;	/* PID_MAX_LIMIT: the default */
+	m->probe_mask = ~0u;
 	m->g[0] = (struct mgroup){
 		.used = true, .parent = -1, .depth = 0, .path = "",
 		.min = DONT_CARE, .max = DONT_CARE, .div = 100,
 	};
+}
+
+/* A bit for each group in use (root: bit 0). */
+static unsigned int used_mask(struct model *m)
+{
+	unsigned int mask = 0;
+	int i;
+
+	for (i = 0; i < MAXG; i++)
+		if (m->g[i].used)
+			mask |= 1u << i;
+	return mask;
 }
 
 static int nchildren(struct model *m, int gi)
@@ -582,7 +599,7 @@ static int probe_internal(struct model *m, const struct shown *sh)
 		long long usage = 0, unused, x, d;
 		int cmax = 0;
 
-		if (!m->g[i].used)
+		if (!m->g[i].used || !(m->probe_mask & 1u << i))
 			continue;
 		first = -1;
 		for (c = 1; c < MAXG; c++) {
@@ -1181,6 +1198,13 @@ TEST_F_TIMEOUT(model, shares_and_amounts, 90)
 	ASSERT_EQ(0, check_state(m)) TH_LOG("%s", m->why);
 	for (i = 0; i < ops && !r; i++) {
 		int k = rnd(m, 100), gi;
+		/*
+		 * The quick tier probes every group after every 10th operation
+		 * and the last, and in between the groups whose unused or
+		 * children_max the operation can change (itself and its
+		 * parent; a new group).
+		 */
+		bool all = !rg_quick() || i % 10 == 9 || i == ops - 1;
 
 		logf_(m, "%d: ", i);
 		if (k < 18) {
@@ -1191,6 +1215,7 @@ TEST_F_TIMEOUT(model, shares_and_amounts, 90)
 				logf_(m, "(model full)\n");
 				continue;
 			}
+			m->probe_mask = all ? ~0u : 1u << gi | ~used_mask(m);
 			r = op_mkdir(m, gi);
 			counts[0]++;
 		} else if (k < 28) {
@@ -1199,6 +1224,7 @@ TEST_F_TIMEOUT(model, shares_and_amounts, 90)
 				logf_(m, "(no group)\n");
 				continue;
 			}
+			m->probe_mask = all ? ~0u : 1u << m->g[gi].parent;
 			r = op_rmdir(m, gi);
 			counts[1]++;
 		} else if (k < 95) {
@@ -1206,14 +1232,18 @@ TEST_F_TIMEOUT(model, shares_and_amounts, 90)
 			gi = pick_group(m, rnd(m, 8) == 0 ? true : false);
 			if (gi < 0 || rnd(m, 8) == 0)
 				gi = 0;
+			m->probe_mask = all ? ~0u : 1u << gi |
+				(gi ? 1u << m->g[gi].parent : 0);
 			r = op_write(m, gi, false);
 			counts[2]++;
 		} else {
+			m->probe_mask = all ? ~0u : 0;
 			r = op_total(m);
 			counts[3]++;
 		}
 		if (!r)
 			r = check_state(m);
+		m->probe_mask = ~0u;
 	}
 	log_divergence(_metadata, m, seed, i, r);
 	TH_LOG("%d operations (%d mkdir, %d rmdir, %d shares writes, %d total_numtasks writes)",
