@@ -522,6 +522,9 @@ TEST_F_TIMEOUT(cpu, depth5, 120)
 	double part[2];
 	pid_t p[2];
 
+	/* (nested_ceilings and guarantee_split run in both tiers) */
+	if (rg_quick())
+		SKIP(return, RG_FULL_TIER_ONLY);
 	ASSERT_EQ(0, rg_mkdir("a"));
 	ASSERT_EQ(0, rg_mkdir("a/b"));
 	ASSERT_EQ(0, rg_mkdir("a/b/c"));
@@ -885,6 +888,9 @@ TEST_F_TIMEOUT(cpu, autogroup_sessions_follow_their_group, 120)
 	pid_t p[4];
 	int i;
 
+	/* (root_group_tasks_are_autogroups runs in both tiers) */
+	if (rg_quick())
+		SKIP(return, RG_FULL_TIER_ONLY);
 	ASSERT_LT(0, rg_read(AUTOGROUP_ON, autogroup_was,
 			     sizeof(autogroup_was)));
 	ASSERT_EQ(0, rg_write(AUTOGROUP_ON, "1"));

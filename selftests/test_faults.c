@@ -33,7 +33,7 @@
 /* No operation here has nearly this many fault points. */
 #define MAX_POINTS 20000
 #define QUICK_ALL 10
-#define QUICK_STRIDE 12
+#define QUICK_STRIDE 24
 
 static const char * const knobs[][3] = {
 	/* file, value for the test, value to restore */

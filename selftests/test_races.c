@@ -7,10 +7,11 @@
  *
  * RG_RACE_SECONDS sets how long the fork/move race runs (default 15 s,
  * 5 s in the quick tier, RG_TIER=quick). The quick tier also starts fewer
- * threads, unloads fewer times and asks for fewer bursts (at least as many
- * hits): the same checks, on less; and it leaves the long cut run
- * (members_read_longer_than_a_buffer_is_one_moment: 1,000 stayers) to
- * the full tier (RG_FULL_TIER_ONLY, a skip selftests/expected lists).
+ * threads and unloads fewer times: the same checks, on less; and it
+ * leaves both cut runs (members_read_is_one_moment_never_cut_by_moves,
+ * 10 s or more, and members_read_longer_than_a_buffer_is_one_moment:
+ * 1,000 stayers) to the full tier (RG_FULL_TIER_ONLY, skips
+ * selftests/expected lists).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -660,7 +661,10 @@ static void cut_run(struct __test_metadata *_metadata, char *buf, int nstay,
 
 TEST_F_TIMEOUT(races, members_read_is_one_moment_never_cut_by_moves, 300)
 {
-	cut_run(_metadata, self->buf, 10, rg_scaled(60, 10));
+	/* (members_read_while_the_group_grows_is_whole runs in both tiers) */
+	if (rg_quick())
+		SKIP(return, RG_FULL_TIER_ONLY);
+	cut_run(_metadata, self->buf, 10, 60);
 }
 
 TEST_F_TIMEOUT(races, members_read_longer_than_a_buffer_is_one_moment, 300)
