@@ -116,8 +116,14 @@ state() {	# state DIR: appends DIR and its subtree to S
 		IFS= read -r -d '' x < "$d/members"
 		S+=$x
 	fi
-	for c in "$d"/*/; do
-		[ -d "$c" ] && state "${c%/}"
+	# Every name but the attributes' is a group (and a glob that matched
+	# nothing, with no module loaded, is none): a glob of "$d"/*/ would
+	# stat each entry (5.7 ms a group in the debug guest, 1.7 without).
+	for c in "$d"/*; do
+		case ${c##*/} in
+		shares|members|stats|max_descendants|max_depth) ;;
+		*) [ -d "$c" ] && state "$c" ;;
+		esac
 	done
 }
 snap() { S=; state $RG; }
