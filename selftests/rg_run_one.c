@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rg_run_one SECONDS NAME COMMAND [ARGS...]: the selftest runner's way to
- * run one test file. It runs COMMAND as its child and returns:
+ * rg_run_one [--tee FILE] SECONDS NAME COMMAND [ARGS...]: the selftest
+ * runner's way to run one test file. It runs COMMAND as its child and
+ * returns:
  *   124        COMMAND was still running after SECONDS (killed);
  *   128 + sig  COMMAND was killed by a signal;
  *   otherwise  COMMAND's exit status.
@@ -17,10 +18,18 @@
  * At the timeout COMMAND gets SIGTERM, then after 10 s SIGKILL with the
  * rest (as timeout -k 10 did); one that is still not dead 60 s later
  * (stuck in the kernel) is left, and 124 returned.
+ *
+ * --tee FILE: COMMAND's output (both streams, and this program's own
+ * lines) goes to FILE, which is copied to standard output as it grows
+ * (every 20 ms, and whole at the end): the runner reads its results from
+ * the file, and no process that COMMAND left behind can hold a pipe open.
+ * (It was tail -f: one more process per file, ~0.2 s in the debug guest,
+ * and up to 0.2 s more until it saw the end.)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,27 +139,66 @@ static int kill_children(void)
 	return n;
 }
 
+/* --tee: the file's end so far, from @from to standard output @to. */
+static void copy_out(int from, int to)
+{
+	char buf[8192];
+	ssize_t n, w, off;
+
+	if (from < 0)
+		return;
+	while ((n = read(from, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += w) {
+			w = write(to, buf + off, n - off);
+			if (w <= 0)
+				return;
+		}
+}
+
 int main(int argc, char **argv)
 {
 	int status = 0, wstatus = 0, ws, timed_out = 0, exited = 0;
+	int tee_r = -1, out = 1;
 	double deadline, kill_at = 0;
 	pid_t child, pid;
 
+	if (argc > 2 && !strcmp(argv[1], "--tee")) {
+		int w = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		tee_r = open(argv[2], O_RDONLY);
+		out = dup(1);
+		if (w < 0 || tee_r < 0 || out < 0 || dup2(w, 1) < 0 ||
+		    dup2(w, 2) < 0) {
+			perror("rg_run_one: --tee");
+			return 2;
+		}
+		close(w);
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 4 || atoi(argv[1]) <= 0) {
-		fprintf(stderr, "usage: rg_run_one SECONDS NAME COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: rg_run_one [--tee FILE] SECONDS NAME COMMAND [ARGS...]\n");
+		copy_out(tee_r, out);
 		return 2;
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1)) {
 		perror("rg_run_one: PR_SET_CHILD_SUBREAPER");
+		copy_out(tee_r, out);
 		return 2;
 	}
 	deadline = now() + atoi(argv[1]);
 	child = fork();
 	if (child < 0) {
 		perror("rg_run_one: fork");
+		copy_out(tee_r, out);
 		return 2;
 	}
 	if (!child) {
+		if (tee_r >= 0) {
+			close(tee_r);
+			close(out);
+		}
 		execv(argv[3], argv + 3);
 		perror("rg_run_one: exec");
 		_exit(127);
@@ -174,6 +222,7 @@ int main(int argc, char **argv)
 			break;
 		if (pid < 0 && errno != EINTR) {
 			perror("rg_run_one: waitpid");
+			copy_out(tee_r, out);
 			return 2;
 		}
 		if (!timed_out && now() >= deadline) {
@@ -189,9 +238,11 @@ int main(int argc, char **argv)
 				 */
 				printf("# %s: still not dead 60 s after SIGKILL\n", argv[2]);
 				kill_children();
+				copy_out(tee_r, out);
 				return 124;
 			}
 		}
+		copy_out(tee_r, out);
 		usleep(20000);
 	}
 	if (timed_out)
@@ -218,5 +269,6 @@ int main(int argc, char **argv)
 	}
 	if (nr_killed)
 		printf("# %s left %d processes behind: killed\n", argv[2], nr_killed);
+	copy_out(tee_r, out);
 	return status;
 }

@@ -24,48 +24,65 @@ RG_KUNIT=${RG_KUNIT-module/res_groups_kunit.ko}
 IFS=';' read -r -a kos <<< "$RG_KUNIT"
 kunit_timeout=60
 
-# case_timeouts FILE.c: "SUM CASES": the sum of its test cases'
-# timeouts, as the kselftest harness gives them (TEST_F_TIMEOUT's, else
-# 30 s), and the number of cases, each counted once per variant of its
-# fixture; "0 -1" if a TEST_F_TIMEOUT's timeout is not a plain number
-# (an expression: the file then fails its run). A macro's arguments may
-# run over several lines: the file is read as one line per top-level
-# statement. The number of cases is checked against each file's plan
-# when it runs (a parser that missed a case fails the run).
+# case_timeouts FILE.c...: a line "FILE.c SUM CASES" for each: the sum
+# of its test cases' timeouts, as the kselftest harness gives them
+# (TEST_F_TIMEOUT's, else 30 s), and the number of cases, each counted
+# once per variant of its fixture; "0 -1" if a TEST_F_TIMEOUT's timeout
+# is not a plain number (an expression: the file then fails its run), "0
+# 0" for a file that is not there. A macro's arguments may run over
+# several lines: each file is read as one line per top-level statement.
+# The number of cases is checked against each file's plan when it runs
+# (a parser that missed a case fails the run).
 case_timeouts() {
-	[ -f "$1" ] || { echo "0 0"; return; }
-	# One process: each costs ~0.2 s in the debug guest.
+	local f there=()
+	for f in "$@"; do
+		if [ -f "$f" ]; then there+=("$f"); else echo "$f 0 0"; fi
+	done
+	[ ${#there[@]} -gt 0 ] || return 0
+	# One process for all: each costs ~0.2 s in the debug guest.
 	awk '
 	function arg(s, i) { split(s, a, /[(),]/); gsub(/[ \t]/, "", a[i]); return a[i] }
-	{ all = all $0 " " }
-	END {
+	# (It leaves $0 alone: it runs at the first line of the next file.)
+	function flush(   nl, line, variants, i, l, f, v, t, sum, n, bad) {
+		if (file == "") return
 		gsub(/(FIXTURE_VARIANT_ADD|TEST|TEST_SIGNAL|TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/, "\n&", all)
 		nl = split(all, line, "\n")
 		for (i = 1; i <= nl; i++)
 			if (line[i] ~ /^FIXTURE_VARIANT_ADD\(/) variants[arg(line[i], 2)]++
 		for (i = 1; i <= nl; i++) {
-			$0 = line[i]
-			if (/^(TEST|TEST_SIGNAL)\(/) { sum += 30; n++ }
-			if (/^(TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/) {
-				f = arg($0, 2); v = (f in variants) ? variants[f] : 1
+			l = line[i]
+			if (l ~ /^(TEST|TEST_SIGNAL)\(/) { sum += 30; n++ }
+			if (l ~ /^(TEST_F|TEST_F_SIGNAL|TEST_F_TIMEOUT)\(/) {
+				f = arg(l, 2); v = (f in variants) ? variants[f] : 1
 				t = 30
-				if (/^TEST_F_TIMEOUT\(/) {
-					t = arg($0, 4)
+				if (l ~ /^TEST_F_TIMEOUT\(/) {
+					t = arg(l, 4)
 					if (t !~ /^[0-9]+$/) bad++
 				}
 				sum += t * v; n += v
 			}
 		}
 		# A timeout that is not a plain number cannot be counted.
-		print (bad ? 0 : sum + 0), (bad ? -1 : n + 0)
-	}' "$1"
+		print file, (bad ? 0 : sum + 0), (bad ? -1 : n + 0)
+	}
+	FNR == 1 { flush(); file = FILENAME; all = "" }
+	{ all = all $0 " " }
+	END { flush() }' "${there[@]}"
 }
 
-# memo_cases TEST: case_timeouts of TEST.c into cases_memo[TEST], once
-# per run (call it outside a $(...): a subshell's memo is lost).
+# memo_cases TEST...: case_timeouts of each TEST.c into cases_memo[TEST]
+# ("SUM CASES"), once per run, the ones not there yet in one awk (call it
+# outside a $(...): a subshell's memo is lost).
 declare -A cases_memo
 memo_cases() {
-	[ -n "${cases_memo[$1]:-}" ] || cases_memo[$1]=$(case_timeouts "$1.c")
+	local t want=() f sum n
+	for t in "$@"; do
+		[ -n "${cases_memo[$t]:-}" ] || want+=("$t.c")
+	done
+	[ ${#want[@]} -gt 0 ] || return 0
+	while read -r f sum n; do
+		cases_memo[${f%.c}]="$sum $n"
+	done <<< "$(case_timeouts "${want[@]}")"	# (the guest has no /dev/fd)
 }
 
 budget() {	# budget TEST: its timeout in seconds
@@ -91,6 +108,7 @@ if [ "${1:-}" = --budget-of ]; then
 fi
 if [ "${1:-}" = --budget ]; then
 	shift
+	memo_cases "$@"
 	total=0
 	for t in "$@"; do
 		total=$((total + $(budget "$t")))
@@ -162,6 +180,7 @@ if [ -n "${RG_RUN_SECONDS:-}" ]; then
 	run_end=$((SECONDS + RG_RUN_SECONDS - ${#kos[@]} * kunit_timeout))
 fi
 
+memo_cases "$@"
 # One output file, emptied for each test (no mktemp or rm per test).
 out=${TMPDIR:-/tmp}/rg-run-tests.$$
 trap 'rm -f "$out" "$out.log"' EXIT
@@ -172,18 +191,15 @@ for t in "$@"; do
 	# rg_run_one kills the test at its timeout, and then whatever it
 	# left behind, wherever that went (its own process group, a new
 	# session, a double fork: the runner is their subreaper); its output
-	# streamed from the file, not a pipe that a process the test left
-	# behind would hold open.
+	# goes to the file, which rg_run_one copies here as it grows (not a
+	# pipe, which a process the test left behind would hold open).
 	limit=$(budget "$t")
 	if [ -n "$run_end" ]; then
 		left=$((run_end - SECONDS))
 		[ "$left" -ge 10 ] || left=10
 		[ "$limit" -le "$left" ] || limit=$left
 	fi
-	"$rg_run_one" "$limit" "$t" "./$t" < /dev/null > "$out" 2>&1 &
-	tpid=$!
-	tail -s 0.2 -n +1 -f --pid="$tpid" "$out"
-	wait "$tpid"
+	"$rg_run_one" --tee "$out" "$limit" "$t" "./$t" < /dev/null
 	status=$?
 	echo "# $t took $((SECONDS - start)) s, exit status $status"
 	tap_check "$t" "$out" "$status"
