@@ -30,11 +30,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -139,20 +141,76 @@ static int kill_children(void)
 	return n;
 }
 
-/* --tee: the file's end so far, from @from to standard output @to. */
-static void copy_out(int from, int to)
-{
-	char buf[8192];
-	ssize_t n, w, off;
+/*
+ * --tee: what the file gained, from @from to our output *@to, at most
+ * @max bytes a call (0: all of it, waiting at most 2 s at a time for the
+ * output to take more). The output is non-blocking (see main()): a test
+ * that writes faster than the output drains, or an output that takes
+ * nothing (a reader that stopped reading), leaves the rest for the next
+ * call and the deadline is kept. A short or interrupted write goes on
+ * where it stopped: no line is lost. An output that fails for good
+ * (EPIPE: SIGPIPE is ignored), or takes nothing for 2 s at the end, ends
+ * the copying (*@to = -1), never the supervision.
+ */
+static char pend[65536];
+static size_t pend_len, pend_off;
 
-	if (from < 0)
+static void copy_out(int from, int *to, size_t max)
+{
+	struct pollfd pfd = { .events = POLLOUT };
+	size_t done = 0;
+	ssize_t n, w;
+
+	if (from < 0 || *to < 0)
 		return;
-	while ((n = read(from, buf, sizeof(buf))) > 0)
-		for (off = 0; off < n; off += w) {
-			w = write(to, buf + off, n - off);
-			if (w <= 0)
+	pfd.fd = *to;
+	for (;;) {
+		if (pend_off == pend_len) {
+			if (max && done >= max)
 				return;
+			n = read(from, pend, sizeof(pend));
+			if (n <= 0)
+				return;
+			pend_len = n;
+			pend_off = 0;
+			done += n;
 		}
+		w = write(*to, pend + pend_off, pend_len - pend_off);
+		if (w > 0) {
+			pend_off += w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			if (max)
+				return;
+			if (poll(&pfd, 1, 2000) > 0)
+				continue;
+		}
+		*to = -1;
+		return;
+	}
+}
+
+/*
+ * Our output for --tee: standard output itself if it is a regular file
+ * (its offset is shared with the runner's own lines); else (a terminal,
+ * a pipe) a descriptor of its own, non-blocking, so that the runner's
+ * stays blocking.
+ */
+static int tee_output(void)
+{
+	struct stat st;
+	int fd;
+
+	if (fstat(1, &st))
+		return -1;
+	if (S_ISREG(st.st_mode))
+		return fcntl(1, F_DUPFD_CLOEXEC, 3);
+	fd = open("/proc/self/fd/1",
+		  O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	return fd >= 0 ? fd : fcntl(1, F_DUPFD_CLOEXEC, 3);
 }
 
 int main(int argc, char **argv)
@@ -165,40 +223,39 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "--tee")) {
 		int w = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-		tee_r = open(argv[2], O_RDONLY);
-		out = dup(1);
+		tee_r = open(argv[2], O_RDONLY | O_CLOEXEC);
+		out = tee_output();
 		if (w < 0 || tee_r < 0 || out < 0 || dup2(w, 1) < 0 ||
 		    dup2(w, 2) < 0) {
 			perror("rg_run_one: --tee");
 			return 2;
 		}
 		close(w);
+		/* A reader of our output that went away ends the copy only. */
+		signal(SIGPIPE, SIG_IGN);
 		argc -= 2;
 		argv += 2;
 	}
 	if (argc < 4 || atoi(argv[1]) <= 0) {
 		fprintf(stderr, "usage: rg_run_one [--tee FILE] SECONDS NAME COMMAND [ARGS...]\n");
-		copy_out(tee_r, out);
+		copy_out(tee_r, &out, 0);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1)) {
 		perror("rg_run_one: PR_SET_CHILD_SUBREAPER");
-		copy_out(tee_r, out);
+		copy_out(tee_r, &out, 0);
 		return 2;
 	}
 	deadline = now() + atoi(argv[1]);
 	child = fork();
 	if (child < 0) {
 		perror("rg_run_one: fork");
-		copy_out(tee_r, out);
+		copy_out(tee_r, &out, 0);
 		return 2;
 	}
 	if (!child) {
-		if (tee_r >= 0) {
-			close(tee_r);
-			close(out);
-		}
+		signal(SIGPIPE, SIG_DFL);
 		execv(argv[3], argv + 3);
 		perror("rg_run_one: exec");
 		_exit(127);
@@ -222,7 +279,7 @@ int main(int argc, char **argv)
 			break;
 		if (pid < 0 && errno != EINTR) {
 			perror("rg_run_one: waitpid");
-			copy_out(tee_r, out);
+			copy_out(tee_r, &out, 0);
 			return 2;
 		}
 		if (!timed_out && now() >= deadline) {
@@ -238,11 +295,11 @@ int main(int argc, char **argv)
 				 */
 				printf("# %s: still not dead 60 s after SIGKILL\n", argv[2]);
 				kill_children();
-				copy_out(tee_r, out);
+				copy_out(tee_r, &out, 0);
 				return 124;
 			}
 		}
-		copy_out(tee_r, out);
+		copy_out(tee_r, &out, 65536);
 		usleep(20000);
 	}
 	if (timed_out)
@@ -269,6 +326,6 @@ int main(int argc, char **argv)
 	}
 	if (nr_killed)
 		printf("# %s left %d processes behind: killed\n", argv[2], nr_killed);
-	copy_out(tee_r, out);
+	copy_out(tee_r, &out, 0);
 	return status;
 }

@@ -29,14 +29,15 @@ kunit_timeout=60
 # (TEST_F_TIMEOUT's, else 30 s), and the number of cases, each counted
 # once per variant of its fixture; "0 -1" if a TEST_F_TIMEOUT's timeout
 # is not a plain number (an expression: the file then fails its run), "0
-# 0" for a file that is not there. A macro's arguments may run over
+# 0" for a file that is not there or is empty. A macro's arguments may run over
 # several lines: each file is read as one line per top-level statement.
 # The number of cases is checked against each file's plan when it runs
 # (a parser that missed a case fails the run).
 case_timeouts() {
 	local f there=()
 	for f in "$@"; do
-		if [ -f "$f" ]; then there+=("$f"); else echo "$f 0 0"; fi
+		# (An empty file gives awk no first line: none of it.)
+		if [ -s "$f" ]; then there+=("$f"); else echo "$f 0 0"; fi
 	done
 	[ ${#there[@]} -gt 0 ] || return 0
 	# One process for all: each costs ~0.2 s in the debug guest.
@@ -81,7 +82,7 @@ memo_cases() {
 	done
 	[ ${#want[@]} -gt 0 ] || return 0
 	while read -r f sum n; do
-		cases_memo[${f%.c}]="$sum $n"
+		[ -n "$f" ] && cases_memo[${f%.c}]="$sum $n"
 	done <<< "$(case_timeouts "${want[@]}")"	# (the guest has no /dev/fd)
 }
 

@@ -133,7 +133,7 @@ static int try_all(struct __test_metadata *_metadata, char *before,
 	char *t;
 
 	state(before);
-	for (i = 0; i < n; i++, t = before, before = after, after = t) {
+	for (i = 0; i < n; i++) {
 		ret = rg_write_buf(path, bad[i].data, bad[i].len);
 		state(after);
 		EXPECT_EQ(-bad[i].err, ret)
@@ -142,6 +142,10 @@ static int try_all(struct __test_metadata *_metadata, char *before,
 		EXPECT_STREQ(before, after)
 			TH_LOG("%s: write %zu changed the state", path, i);
 		ok += ret == -bad[i].err && !strcmp(before, after);
+		/* What was read after this write is before the next one. */
+		t = before;
+		before = after;
+		after = t;
 	}
 	return ok;
 }

@@ -138,28 +138,34 @@ ndirs() {
 # This script's lines, for expect's look at what ran since the last one.
 mapfile -t self < "$0"
 # quiet FROM TO: lines FROM..TO of this script (1-based) run nothing that
-# could change the tree: only expect and bad calls, their continuation
-# lines (a tab first), comments and blank lines.
+# could change the tree: only expect and bad calls with no other command
+# on their line (no ;, &&, || or |), the continuation lines of a line
+# that ends in a backslash, comments and blank lines. False if the script
+# could not be read.
 quiet() {
-	local i l
+	local i l prev=
+	[ ${#self[@]} -ge "$2" ] || return 1
 	for ((i = $1; i <= $2; i++)); do
 		l=${self[i - 1]}
-		[[ $l =~ ^(expect|bad)\ |^$'\t'|^[[:space:]]*(#|$) ]] || return 1
+		if [[ $prev == *\\ ]]; then
+			:	# a continuation line
+		elif [[ $l =~ ^(expect|bad)\  ]]; then
+			[[ $l == *';'* || $l == *'&&'* || $l == *'|'* ]] && return 1
+		elif ! [[ $l =~ ^[[:space:]]*(#|$) ]]; then
+			return 1
+		fi
+		prev=$l
 	done
 }
-# expect NAME STATUS PATTERN COMMAND...: COMMAND exits with STATUS, a line
-# of its stderr matches PATTERN (an ERE; "" for none), and the tree is as
-# before. A snapshot costs ~0.2 s (~4 ms per configfs file in the debug
-# guest): the one taken after the last expect is "before" when only
-# expect and bad calls came between (called from the script's top level,
-# lines in order).
 last_line=0 last_S=
 expect() {
 	local name=$1 want=$2 pat=$3 rc before why="" line
 	line=${BASH_LINENO[${#BASH_LINENO[@]} - 2]}
 	shift 3
+	# Called from the top level, or by bad from there: else no reuse.
+	[[ ${FUNCNAME[1]} == main || ${FUNCNAME[1]} == bad ]] || last_line=0
 	if [ $last_line -gt 0 ] && [ "$line" -gt $last_line ] &&
-		quiet $((last_line + 1)) $((line - 1)); then
+		quiet $last_line $((line - 1)); then
 		before=$last_S
 	else
 		snap

@@ -33,6 +33,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -724,6 +725,7 @@ int main(void)
 	int reap_wait = rg_scaled(120, 60), kill_wait = rg_scaled(30, 15);
 	int i, tries, status, ret, left, stuck;
 	pid_t ng, worker[ARRAY_SIZE(workers)], orphan = 0, first;
+	bool ng_running = false;
 	char why[256] = "", rmmod_why[64] = "", *bad = NULL;
 	size_t len;
 
@@ -754,9 +756,19 @@ int main(void)
 	 * it ran only after they had stopped.
 	 */
 	ng = start_stress_ng(seconds);
-	for (i = 0; ng > 0 && i < 600 && signal_children(ng, 0, &first) <= 0; i++)
+	for (i = 0; ng > 0 && i < 300; i++) {
+		siginfo_t si = { 0 };
+
+		ng_running = signal_children(ng, 0, &first) > 0;
+		if (ng_running || waitid(P_PID, ng, &si,
+					 WEXITED | WNOHANG | WNOWAIT) ||
+		    si.si_pid == ng)
+			break;
 		usleep(100000);
-	printf("# stress-ng's stressors ran %.1f s after its start\n", i / 10.0);
+	}
+	if (ng_running)
+		printf("# stress-ng's stressors ran %.1f s after its start\n",
+		       i / 10.0);
 	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
 		worker[i] = start(workers[i].fn, workers[i].group);
 	sleep(seconds);
@@ -795,6 +807,10 @@ int main(void)
 	if (ng < 0) {
 		snprintf(why, sizeof(why), "/usr/bin/stress-ng is missing");
 	} else {
+		/* (Overlapping the workers: its stressors ran before them.) */
+		if (!ng_running)
+			snprintf(why, sizeof(why),
+				 "stress-ng's stressors had not started 30 s after it, or it had ended");
 		for (i = 0; i < reap_wait * 10 &&
 		     waitpid(ng, &status, WNOHANG) == 0; i++)
 			usleep(100000);
@@ -802,7 +818,7 @@ int main(void)
 			kill(-ng, SIGKILL);
 			waitpid(ng, &status, 0);
 			snprintf(why, sizeof(why), "stress-ng outlived its timeout");
-		} else if (rg_exit_code(status) != 0) {
+		} else if (rg_exit_code(status) != 0 && !why[0]) {
 			snprintf(why, sizeof(why), "stress-ng: wait status %#x",
 				 status);
 		}
