@@ -3,7 +3,7 @@
 #
 #   make          kernel (debug), modules, selftests and tools/rgctl
 #   make run      interactive guest with the modules built
-#   make check    the quick tier (about 7 minutes with the kernels cached):
+#   make check    the quick tier (about 5 minutes with the kernels cached):
 #                 every test file, long ones scaled down, in one debug guest
 #                 boot, and the harness's self-tests; ends "N passed, N failed"
 #   make check-full  everything at full size, plus the boots and guests the
