@@ -193,6 +193,16 @@ static void copy_out(int from, int *to, size_t max)
 	}
 }
 
+/* --tee's file (read side) and our output; -1: none. */
+static int tee_r = -1, out = 1;
+
+/* @status, once the rest of --tee's file is out. */
+static int finish(int status)
+{
+	copy_out(tee_r, &out, 0);
+	return status;
+}
+
 /*
  * Our output for --tee: standard output itself if it is a regular file
  * (its offset is shared with the runner's own lines); else (a terminal,
@@ -216,7 +226,6 @@ static int tee_output(void)
 int main(int argc, char **argv)
 {
 	int status = 0, wstatus = 0, ws, timed_out = 0, exited = 0;
-	int tee_r = -1, out = 1;
 	double deadline, kill_at = 0;
 	pid_t child, pid;
 
@@ -238,21 +247,18 @@ int main(int argc, char **argv)
 	}
 	if (argc < 4 || atoi(argv[1]) <= 0) {
 		fprintf(stderr, "usage: rg_run_one [--tee FILE] SECONDS NAME COMMAND [ARGS...]\n");
-		copy_out(tee_r, &out, 0);
-		return 2;
+		return finish(2);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1)) {
 		perror("rg_run_one: PR_SET_CHILD_SUBREAPER");
-		copy_out(tee_r, &out, 0);
-		return 2;
+		return finish(2);
 	}
 	deadline = now() + atoi(argv[1]);
 	child = fork();
 	if (child < 0) {
 		perror("rg_run_one: fork");
-		copy_out(tee_r, &out, 0);
-		return 2;
+		return finish(2);
 	}
 	if (!child) {
 		signal(SIGPIPE, SIG_DFL);
@@ -279,8 +285,7 @@ int main(int argc, char **argv)
 			break;
 		if (pid < 0 && errno != EINTR) {
 			perror("rg_run_one: waitpid");
-			copy_out(tee_r, &out, 0);
-			return 2;
+			return finish(2);
 		}
 		if (!timed_out && now() >= deadline) {
 			timed_out = 1;
@@ -295,8 +300,7 @@ int main(int argc, char **argv)
 				 */
 				printf("# %s: still not dead 60 s after SIGKILL\n", argv[2]);
 				kill_children();
-				copy_out(tee_r, &out, 0);
-				return 124;
+				return finish(124);
 			}
 		}
 		copy_out(tee_r, &out, 65536);
@@ -326,6 +330,5 @@ int main(int argc, char **argv)
 	}
 	if (nr_killed)
 		printf("# %s left %d processes behind: killed\n", argv[2], nr_killed);
-	copy_out(tee_r, &out, 0);
-	return status;
+	return finish(status);
 }
