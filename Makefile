@@ -16,8 +16,16 @@
 #                 packaging/out/ (not the kernel's)
 #   make deb-check  the same with the source package, lintian, and
 #                 packaging/test-chroot (install and purge in a chroot)
+#   make kernel-deb  Debian 12's kernel with the hooks as linux-image and
+#                 linux-headers packages (KDEB=cloud-min, the default:
+#                 ~25 minutes; KDEB=amd64: Debian's full configuration,
+#                 hours); prints where they are
+#   make e2e      the end-to-end test: make deb's packages and the
+#                 cloud-min kernel installed in a Debian 12 image booted
+#                 in QEMU (systemd, DKMS, a stock kernel, apt purge)
 
 FLAVOR ?= debug
+KDEB ?= cloud-min
 STRESS_SECONDS ?= 60
 # make stress KCSAN=1: the data-race detector's kernel (modules built for it).
 ifeq ($(KCSAN),1)
@@ -30,7 +38,7 @@ KBUILD_FLAGS = W=1
 JOBS ?= $(shell nproc)
 
 .PHONY: all deps kernel modules selftests rgctl run check check-full stress bench profile clean \
-	sparse checkpatch deb deb-check
+	sparse checkpatch deb deb-check kernel-deb e2e
 
 all: modules selftests rgctl
 
@@ -111,6 +119,15 @@ deb-check: kernel
 	packaging/build-deb --source
 	lintian -I -E --pedantic packaging/out/*.changes
 	RG_KDIR="$$(qemu/build-kernel $(FLAVOR))" packaging/test-chroot
+
+kernel-deb:
+	@qemu/deps kernel-deb
+	packaging/build-kernel-deb $(KDEB)
+
+e2e:
+	@qemu/deps e2e
+	packaging/build-deb
+	packaging/e2e
 
 clean:
 	$(MAKE) -C selftests clean

@@ -61,3 +61,31 @@ rg_detectors() {
 rg_kdir() {
 	echo "$RG_CACHE/build-$1-$(rg_key "$1")"
 }
+
+# rg_src_tree FLAVOR: the source tree of that flavor (a pristine extract of
+# linux-source-6.1 plus its patch series), extracted once per source
+# version and series; its path on stdout, progress on stderr.
+rg_src_tree() {
+	local ver phash src p
+	ver=$(rg_src_version) || true
+	[ -n "$ver" ] || die "$RG_SRC_PKG is not installed (run: make deps)"
+	phash=$(rg_patches "$1" | xargs -r cat | sha256sum | cut -c1-16)
+	src=$RG_CACHE/src-$ver-$phash
+	mkdir -p "$RG_CACHE"
+	(
+		flock 8
+		if [ ! -f "$src/.rg-patched" ]; then
+			echo "extracting /usr/src/$RG_SRC_PKG.tar.xz into $src" >&2
+			rm -rf "$src" "$src.tmp"
+			mkdir -p "$src.tmp"
+			tar -C "$src.tmp" -xf "/usr/src/$RG_SRC_PKG.tar.xz"
+			for p in $(rg_patches "$1"); do
+				echo "applying $(basename "$p")" >&2
+				patch -d "$src.tmp/$RG_SRC_PKG" -p1 -s < "$p"
+			done
+			mv "$src.tmp" "$src"
+			touch "$src/.rg-patched"
+		fi
+	) 8>"$src.lock" || exit 1
+	echo "$src/$RG_SRC_PKG"
+}
