@@ -4,12 +4,15 @@
 
 # The first Debian mirror (not debian-security) in the apt sources.
 detect_mirror() {
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+	# awk reads all of its input (grep -m1 would leave the loop writing
+	# into a closed pipe, a failure under pipefail).
+	_m=$(for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 		 /etc/apt/sources.list.d/*.sources; do
 		[ -e "$f" ] || continue
 		case $f in
 		*.sources) sed -n 's/^URIs:[[:space:]]*//p' "$f" | tr ' ' '\n' ;;
 		*) sed -n 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*\).*/\2/p' "$f" ;;
 		esac
-	done | grep -m1 '/debian/\?$' || echo http://deb.debian.org/debian
+	done | awk '/\/debian\/?$/ && !n++')
+	echo "${_m:-http://deb.debian.org/debian}"
 }

@@ -72,20 +72,23 @@ rg_src_tree() {
 	phash=$(rg_patches "$1" | xargs -r cat | sha256sum | cut -c1-16)
 	src=$RG_CACHE/src-$ver-$phash
 	mkdir -p "$RG_CACHE"
+	# (set -e does not hold in this subshell: it is the left side of ||,
+	# and callers run it in $(...). Each step says if it failed.)
 	(
-		flock 8
+		flock 8 || exit 1
 		if [ ! -f "$src/.rg-patched" ]; then
 			echo "extracting /usr/src/$RG_SRC_PKG.tar.xz into $src" >&2
-			rm -rf "$src" "$src.tmp"
-			mkdir -p "$src.tmp"
-			tar -C "$src.tmp" -xf "/usr/src/$RG_SRC_PKG.tar.xz"
+			rm -rf "$src" "$src.tmp" || exit 1
+			mkdir -p "$src.tmp" || exit 1
+			tar -C "$src.tmp" -xf "/usr/src/$RG_SRC_PKG.tar.xz" || exit 1
 			for p in $(rg_patches "$1"); do
 				echo "applying $(basename "$p")" >&2
-				patch -d "$src.tmp/$RG_SRC_PKG" -p1 -s < "$p"
+				patch -d "$src.tmp/$RG_SRC_PKG" -p1 -s < "$p" ||
+					{ echo "$(basename "$p") does not apply" >&2; exit 1; }
 			done
-			mv "$src.tmp" "$src"
-			touch "$src/.rg-patched"
+			mv "$src.tmp" "$src" || exit 1
+			touch "$src/.rg-patched" || exit 1
 		fi
-	) 8>"$src.lock" || exit 1
+	) 8>"$src.lock" || die "could not extract and patch $src"
 	echo "$src/$RG_SRC_PKG"
 }
