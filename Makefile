@@ -18,7 +18,7 @@
 #                 packaging/test-chroot (install and purge in a chroot)
 #   make kernel-deb  Debian 12's kernel with the hooks as linux-image and
 #                 linux-headers packages (KDEB=cloud-min, the default:
-#                 ~25 minutes; KDEB=amd64: Debian's full configuration,
+#                 ~30 minutes; KDEB=amd64: Debian's full configuration,
 #                 hours); prints where they are
 #   make e2e      the end-to-end test: make deb's packages and the
 #                 cloud-min kernel installed in a Debian 12 image booted
