@@ -92,3 +92,20 @@ rg_src_tree() {
 	) 8>"$src.lock" || die "could not extract and patch $src"
 	echo "$src/$RG_SRC_PKG"
 }
+
+# rg_untaken CONFIG FRAGMENT...: each option line of the fragments
+# (CONFIG_X=... or "# CONFIG_X is not set") that CONFIG lacks, i.e. that
+# did not survive olddefconfig (an unmet dependency).
+rg_untaken() {
+	local config=$1 f line
+	shift
+	for f; do
+		while read -r line; do
+			case "$line" in
+			CONFIG_*=*|"# CONFIG_"*" is not set") ;;
+			*) continue ;;
+			esac
+			grep -qxF "$line" "$config" || echo "$line"
+		done < "$f"
+	done
+}
