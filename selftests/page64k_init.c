@@ -42,15 +42,20 @@ static void result(int ok, const char *name, const char *fmt, ...)
 	failed++;
 }
 
-static int insmod(const char *path)
+static int insmod_with(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
 	if (fd < 0)
 		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+static int insmod(const char *path)
+{
+	return insmod_with(path, "");
 }
 
 /* Read all of @path into @buf; the length or -errno. */
@@ -179,6 +184,55 @@ static void cpu_stand_in(void)
 	       "insmod cpu.ko: %s", ret ? strerror(-ret) : "loaded");
 }
 
+/* The "held=" of kmem's stats line of group a; -1 if unreadable. */
+static long kmem_held(void)
+{
+	char buf[4096] = "", *p;
+
+	if (slurp(RG "/a/stats", buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "res=kmem,held=");
+	return p ? atol(p + 14) : -1;
+}
+
+/*
+ * kmem.ko (this kernel has memory cgroups and hooks patch 0005) counts
+ * in bytes whatever the page size: this task is in group a since
+ * res_groups_work(), and a pipe's first write charges one 64K page.
+ */
+static void kmem_work(void)
+{
+	const char *name = "kmem_charges_a_pipe_page_of_64k_exactly";
+	char buf[4096] = "", page[65536];
+	long h0, h1;
+	int ret, p[2];
+
+	ret = insmod_with("/kmem.ko", "total_kmem=1073741824");
+	ret = ret ?: put(RG "/shares", "res=kmem,child_shares_divisor=1024");
+	ret = ret ?: put(RG "/a/shares", "res=kmem,max_shares=10");
+	if (ret) {
+		result(0, name, "insmod kmem.ko or shares: %s", strerror(-ret));
+		return;
+	}
+	if (slurp(RG "/a/stats", buf, sizeof(buf)) < 0 ||
+	    !strstr(buf, ",barrier=9437184,limit=10485760,")) {
+		result(0, name, "a/stats: '%s'", buf);
+		return;
+	}
+	memset(page, 'k', sizeof(page));
+	if (pipe(p)) {
+		result(0, name, "pipe: %s", strerror(errno));
+		return;
+	}
+	h0 = kmem_held();
+	ret = write(p[1], page, sizeof(page)) == sizeof(page) ? 0 : -errno;
+	h1 = kmem_held();
+	close(p[0]);
+	close(p[1]);
+	result(!ret && h0 >= 0 && h0 % 65536 == 0 && h1 - h0 == 65536, name,
+	       "write: %s; held %ld, then %ld", strerror(-ret), h0, h1);
+}
+
 /* Taint W (a WARN), D (an oops) or B (a bad page); O is our modules. */
 static void no_warning(void)
 {
@@ -206,6 +260,7 @@ int main(void)
 	show_gets_a_whole_page();
 	res_groups_work();
 	cpu_stand_in();
+	kmem_work();
 	no_warning();
 	printf("page64k: %d passed, %d failed\n", passed, failed);
 	sync();

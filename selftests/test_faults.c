@@ -271,6 +271,36 @@ TEST_F_TIMEOUT(faults, module_load_fails_cleanly, 900)
 	EXPECT_EQ(0, rg_move("a", self->c.sleeper));
 }
 
+static void undo_kmem(struct ctx *c)
+{
+	rg_rmmod("kmem");
+}
+
+/*
+ * kmem.ko gives every group but the root an objcg: its registration, and
+ * a mkdir while it is loaded, fail cleanly at each allocation.
+ */
+TEST_F_TIMEOUT(faults, kmem_registration_and_mkdir_fail_cleanly, 900)
+{
+	static const struct op load = {
+		"register kmem", do_load, undo_kmem,
+	};
+	static const struct op mk = { "mkdir with kmem", do_mkdir, undo_mkdir };
+
+	ASSERT_EQ(0, rg_mkdir("a/b"));
+	self->c.ko = rg_open_module("module/kmem.ko");
+	ASSERT_LE(0, self->c.ko);
+	EXPECT_LT(0, inject(_metadata, &self->c, &load));
+	ASSERT_EQ(0, do_load(&self->c));
+	EXPECT_EQ(0, rg_get("a/b", "stats", "kmem", "held"));
+	ASSERT_EQ(0, rg_rmdir("a/b"));
+	EXPECT_LT(0, inject(_metadata, &self->c, &mk));
+	ASSERT_EQ(0, rg_mkdir("a/b"));
+	ASSERT_EQ(0, rg_move("a/b", self->c.sleeper));
+	EXPECT_EQ(1, rg_get("a/b", "stats", "numtasks", "held"));
+	EXPECT_LT(0, rg_get("a/b", "stats", "kmem", "limit"));
+}
+
 static int do_shares(struct ctx *c)
 {
 	return rg_set("a", "shares", "res=numtasks,min_shares=20,max_shares=90");

@@ -525,6 +525,35 @@ TEST_F(priv, delegated_user_cannot_lift_the_ceiling_of_his_top)
 	EXPECT_NE(NULL, strstr(buf, "res=cpu,min_shares=-3,max_shares=-3,"));
 }
 
+/*
+ * kmem.ko takes precedence over memory cgroups too: with cpu.ko and
+ * kmem.ko loaded, a move needs a ceiling of each (on the group or an
+ * ancestor below the root), and one of them is not enough.
+ */
+TEST_F(priv, ceiling_rule_with_kmem)
+{
+	pid_t own = sleeper_as(USER, USER);
+
+	ASSERT_LT(0, own);
+	delegate_d(_metadata);
+	ASSERT_EQ(0, rg_insmod("module/kmem.ko", NULL));
+	EXPECT_EQ(1, user_moves(own, "d/x"));
+	ASSERT_EQ(0, rg_set("d", "shares", "res=kmem,max_shares=50"));
+	EXPECT_EQ(0, user_moves(own, "d/x"));
+	ASSERT_EQ(0, rg_move("", own));
+	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	EXPECT_EQ(1, user_moves(own, "d/x"));
+	ASSERT_EQ(0, rg_set("d/x", "shares", "res=cpu,max_shares=50"));
+	EXPECT_EQ(0, user_moves(own, "d/x"));
+	EXPECT_EQ(1, user_moves(own, "d/y"));
+	/* Without a kmem ceiling the cpu one is not enough. */
+	ASSERT_EQ(0, rg_move("", own));
+	ASSERT_EQ(0, rg_set("d", "shares", "res=kmem,max_shares=-3"));
+	EXPECT_EQ(1, user_moves(own, "d/x"));
+	rg_move("", getpid());
+	rg_kill(own);
+}
+
 /* Without cpu.ko (numtasks does not take precedence): no ceiling needed. */
 TEST_F(priv, ceiling_rule_needs_cpu_loaded)
 {

@@ -4,8 +4,9 @@
  * workers make and remove groups at random depths, write shares (valid
  * and not), read and reset stats, move tasks, read /proc/<pid>/res_group,
  * fork, clone and exit in storms (stress-ng's fork and clone stressors
- * too: a dependency), unload and reload numtasks, cpu and the test
- * controller, change total_numtasks, and fork in a group whose numtasks
+ * too: a dependency), unload and reload numtasks, cpu, kmem (whose
+ * charges and frees the storms make throughout, with the machine's bounds)
+ * and the test controller, change total_numtasks, and fork in a group whose numtasks
  * limit is 0 (group cap, which it keeps at max_shares=0 across the
  * reloads). Every errno must be one the operation may give, every kind of
  * operation must succeed at least once, every worker must exit 0 (its exit
@@ -16,7 +17,7 @@
  * within 120 s (after cpu.ko is unloaded: see main()); those left are
  * killed. Then cpu.ko is loaded again (every group uncapped), and at the
  * end: every task is in exactly one group, every numtasks held equals the
- * tasks of its subtree, and everything can be removed (the groups with
+ * tasks of its subtree, every kmem held covers its children's, and everything can be removed (the groups with
  * cpu.ko loaded) and unloaded. The debug guest adds: no splat, no leak.
  *
  * The quick tier (RG_TIER=quick) runs 10 s by default (in 5 s the
@@ -49,6 +50,7 @@
 #define NT_KO "module/numtasks.ko"
 #define CTL_KO "selftests/modules/rg_test_ctl.ko"
 #define CPU_KO "module/cpu.ko"
+#define KMEM_KO "module/kmem.ko"
 #define TOTAL "/sys/module/numtasks/parameters/total_numtasks"
 #define MAXPIDS 64
 #define MAXGROUPS 256
@@ -345,12 +347,15 @@ static void module_worker(void)
 	char s[16];
 
 	while (!stopping()) {
-		switch (rnd(3)) {
+		switch (rnd(4)) {
 		case 0:
 			reload("numtasks", NT_KO);
 			break;
 		case 1:
 			reload("rg_test_ctl", CTL_KO);
+			break;
+		case 2:
+			reload("kmem", KMEM_KO);
 			break;
 		default:
 			reload("cpu", CPU_KO);
@@ -681,6 +686,48 @@ static const char *check_held(char *why, size_t size)
 	return NULL;
 }
 
+/*
+ * kmem.ko's counters after the storm (no charge in flight any more, frees
+ * may be): held of a group covers its children's (read first, so that a
+ * free meanwhile can only lower the children), and the root's is within
+ * total_kmem. No kmem shares are written: every bound is the machine's,
+ * so nothing was refused for kernel memory.
+ */
+static const char *check_kmem(char *why, size_t size)
+{
+	long held, sum, total = -1;
+	char buf[32];
+	size_t plen;
+	int i, j;
+
+	if (rg_read("/sys/module/kmem/parameters/total_kmem", buf,
+		    sizeof(buf)) > 0)
+		total = atol(buf);
+	for (i = 0; i < groups.n; i++) {
+		plen = strlen(groups.path[i]);
+		held = rg_get(groups.path[i], "stats", "kmem", "held");
+		sum = 0;
+		for (j = 0; j < groups.n; j++) {
+			const char *c = groups.path[j];
+
+			/* Children only: below, with no '/' further down. */
+			if (j == i || (plen && (strncmp(c, groups.path[i], plen) ||
+						c[plen] != '/')))
+				continue;
+			if (strchr(c + plen + !!plen, '/'))
+				continue;
+			sum += rg_get(c, "stats", "kmem", "held");
+		}
+		if (held < sum || (!plen && (held < 0 || held > total))) {
+			snprintf(why, size,
+				 "group '%s' kmem held %ld, its children %ld (total_kmem %ld)",
+				 groups.path[i], held, sum, total);
+			return why;
+		}
+	}
+	return NULL;
+}
+
 static int nr_test, nr_failed;
 
 static void tap(int ok, const char *name, const char *why)
@@ -742,6 +789,7 @@ int main(void)
 	rg_unload_all();
 	if (rg_insmod("module/res_groups.ko", NULL) || rg_insmod(NT_KO, NULL) ||
 	    rg_insmod(CTL_KO, NULL) || rg_insmod(CPU_KO, NULL) ||
+	    rg_insmod(KMEM_KO, NULL) ||
 	    rg_mkdir("storm") || rg_mkdir("cap")) {
 		printf("Bail out! cannot load the modules\n");
 		return 1;
@@ -903,10 +951,13 @@ int main(void)
 	}
 	printf("# %d groups at the end\n", groups.n);
 	tap(!bad, "held_matches_tasks_in_subtree", why);
+	tap_loaded("kmem", KMEM_KO, "kmem_loaded_again");
+	tap(!check_kmem(why, sizeof(why)), "kmem_held_covers_children", why);
 	rg_remove_all_groups();
 	rg_unload_all();
 	tap(!rg_exists(RG_ROOT) && !rg_module_loaded("res_groups") &&
-	    !rg_module_loaded("numtasks") && !rg_module_loaded("cpu"),
+	    !rg_module_loaded("numtasks") && !rg_module_loaded("cpu") &&
+	    !rg_module_loaded("kmem"),
 	    "groups_removed_and_modules_unloaded",
 	    "a group or a module is left");
 	return nr_failed ? 1 : 0;
