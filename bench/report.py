@@ -234,6 +234,30 @@ if raw.get("pp_same"):
                  "patched/unpatched (icount)",
                  paired("pp_same", "A2", "U"), 1.005)
 
+# Kernel memory (bench/kmem.sh): N fresh boot, M memcg depth 5, R root
+# after memcg, K kmem.ko depth 5, K0 root after kmem.ko was unloaded.
+units["pipe"] = "ns per pipe() + 4 KiB write + close (icount)"
+if raw.get("pipe"):
+    print()
+    print(f"{'kmem test':<12} {'config':<7} {'median':>10} {'spread':>8}")
+    kn = {"N": "fresh boot, no accounting", "M": "memcg depth 5",
+          "R": "root, memcg's key on", "K": "kmem.ko depth 5",
+          "K0": "root, after kmem.ko was loaded"}
+    for cfg in kn:
+        if cfg in raw["pipe"]:
+            print(f"{'pipe':<12} {cfg:<7} {med('pipe', cfg):>10.4g} "
+                  f"{summary['pipe'][cfg]['spread_pct']:>7.1f}%  {kn[cfg]}")
+    for a, b, what in (("K", "M", "kmem.ko depth 5 / memcg depth 5"),
+                       ("K", "N", "kmem.ko depth 5 / no accounting"),
+                       ("M", "N", "memcg depth 5 / no accounting"),
+                       ("K0", "N", "after kmem.ko: root / fresh boot")):
+        v = paired("pipe", a, b)
+        if v:
+            summary.setdefault("kmem_ratios", {})[a + "/" + b] = {
+                "median": statistics.median(v), "values": v}
+            print("     %s: %.4f [rounds %.4f-%.4f]" % (
+                what, statistics.median(v), min(v), max(v)))
+
 with open(args.json, "w") as f:
     json.dump({"date": datetime.datetime.utcnow().isoformat() + "Z",
                "kernel": args.kernel, "commit": args.commit,

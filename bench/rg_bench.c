@@ -13,6 +13,8 @@
  *                                 N parked threads, print "ready", wait
  *   rg_bench mkdirs A B PREFIX    mkdir PREFIX<i> for i in [A, B)
  *   rg_bench rmdirs A B PREFIX    rmdir PREFIX<i> for i in [A, B)
+ *   rg_bench pipe ITER            ns per pipe() + a 4 KiB write + close of
+ *                                 both ends (kernel memory charged, freed)
  *   rg_bench forkgroups ITER K N PREFIX FILE
  *                                 N forkers, forker i first moved to
  *                                 PREFIX<i>/FILE (PREFIX "-": not moved);
@@ -184,6 +186,19 @@ int main(int argc, char **argv)
 			if (pthread_create(&th, NULL, nothing, NULL))
 				die("pthread_create");
 			pthread_join(th, NULL);
+		}
+		printf("%.0f\n", (now() - t) * 1e9 / iter);
+	} else if (!strcmp(argv[1], "pipe")) {
+		static char page[4096];
+		int p[2];
+
+		for (i = 0; i < iter; i++) {
+			if (pipe(p))
+				die("pipe");
+			if (write(p[1], page, sizeof(page)) != sizeof(page))
+				die("write");
+			close(p[0]);
+			close(p[1]);
 		}
 		printf("%.0f\n", (now() - t) * 1e9 / iter);
 	} else if (!strcmp(argv[1], "fork2")) {
