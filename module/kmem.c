@@ -16,8 +16,12 @@
  *
  * Counters are pages. held(G) counts G's subtree; a charge raises held at
  * G and each ancestor with a cmpxchg that never takes it past the bound
- * (the barrier, or the limit for a user page fault), and takes its raises
- * back if a level above refuses: concurrent charges never pass a bound.
+ * (the barrier; the limit for a user page fault and for atomic or
+ * reclaim-context allocations), and takes its raises back if a level above
+ * refuses: concurrent charges never pass a bound. A refusal in a user
+ * fault kills the process (the kernel's pagefault_out_of_memory() sends
+ * the SIGKILL and calls km_killed()), unless it must not be killed (an
+ * init, OOM_SCORE_ADJ_MIN): then the charge is forced, as __GFP_NOFAIL's.
  * Bounds are worked out under km_mutex and published one word each, so
  * the charge path sees a level's old or new bound, never a mix.
  *
@@ -31,9 +35,10 @@
  * Locking: km_mutex protects the tree (parent, children, sibling), the
  * copies of the shares and the writing of the bounds; it is taken in the
  * callbacks that may sleep (under the framework's mutex) and by parameter
- * writes. The charge and uncharge paths take no lock: they run in any
- * context (hardirq, softirq, under memcg's stock lock) under
- * rcu_read_lock(), which keeps the groups they walk alive. move_task()
+ * writes. The charge and uncharge paths take no lock: charges run in task
+ * context (maybe atomic), uncharges in any context (hardirq, softirq,
+ * under memcg's stock lock), all under rcu_read_lock(), which keeps the
+ * groups they walk alive. move_task()
  * runs under the framework's spinlocks and only publishes a pointer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -46,6 +51,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/oom.h>
 #include <linux/res_group.h>
 #include <linux/res_kmem.h>
 #include <linux/sched.h>
@@ -70,7 +76,7 @@
  * @held: pages charged to the subtree
  * @maxheld: highest @held since load or reset
  * @minheld: lowest @held since load or reset
- * @failcnt: charges refused here (and __GFP_NOFAIL ones let past a bound)
+ * @failcnt: charges refused here (and forced ones that went past a bound)
  * @killcnt: processes killed for a refused charge of a user page fault
  * @rcu: frees the state after uncharges that read @owner are done
  */
@@ -109,7 +115,7 @@ static int km_total_set(const char *val, const struct kernel_param *kp)
 	unsigned long long v;
 	int ret = 0;
 
-	if (kstrtoull(val, 0, &v) || !v)
+	if (kstrtoull(val, 10, &v) || !v)
 		return -EINVAL;
 	mutex_lock(&km_mutex);
 	if (km_root &&
@@ -195,21 +201,34 @@ static void km_mark(atomic_long_t *m, long v, bool up)
 	} while (!atomic_long_try_cmpxchg(m, &old, v));
 }
 
+/* A process the kernel's OOM killer would not kill either. */
+static bool km_unkillable(void)
+{
+	return (current->signal->flags & SIGNAL_UNKILLABLE) ||
+	       current->signal->oom_score_adj == OOM_SCORE_ADJ_MIN;
+}
+
 /*
  * Charge @nr pages to @o's group and its ancestors; task context. A level
- * would go past its barrier (its limit in a user page fault): refuse, and
- * count it in the group. __GFP_NOFAIL charges pass (and count if they
- * went past a bound).
+ * would go past its barrier: refuse, and count it in the group. The limit
+ * instead of the barrier for a user page fault, an atomic allocation
+ * (__GFP_HIGH: it cannot wait for memory to be freed) and reclaim
+ * (PF_MEMALLOC), as memcg lets those through too. __GFP_NOFAIL charges,
+ * and those of a user fault of a process that is never killed, are
+ * forced (and count if they went past a bound).
  */
 static int km_charge(struct res_kmem_owner *o, gfp_t gfp, unsigned int nr)
 {
 	struct km_group *g = container_of(o, struct km_group, owner), *c, *u;
 	bool fault = current->in_user_fault;
-	bool nofail = gfp & __GFP_NOFAIL, over = false;
+	bool high = fault || (gfp & __GFP_HIGH) ||
+		    (current->flags & PF_MEMALLOC);
+	bool nofail = (gfp & __GFP_NOFAIL) || (fault && km_unkillable());
+	bool over = false;
 	long old, bound;
 
 	for (c = g; c; c = c->parent) {
-		bound = fault ? READ_ONCE(c->limit) : READ_ONCE(c->barrier);
+		bound = high ? READ_ONCE(c->limit) : READ_ONCE(c->barrier);
 		old = atomic_long_read(&c->held);
 		do {
 			if (old + nr > bound && !nofail)
@@ -231,11 +250,15 @@ refuse:
 	 * A refused page table would make the fault fail and be retried for
 	 * ever: pagefault_out_of_memory() kills the process instead.
 	 */
-	if (fault && !current->res_kmem_oom && !fatal_signal_pending(current)) {
+	if (fault)
 		current->res_kmem_oom = 1;
-		atomic_long_inc(&g->killcnt);
-	}
 	return -ENOMEM;
+}
+
+/* pagefault_out_of_memory() killed current's process for a refusal. */
+static void km_killed(struct res_kmem_owner *o)
+{
+	atomic_long_inc(&container_of(o, struct km_group, owner)->killcnt);
 }
 
 /* Give back @nr pages to @o's group and its ancestors; any context. */
@@ -251,6 +274,7 @@ static void km_uncharge(struct res_kmem_owner *o, unsigned int nr)
 static const struct res_kmem_ops km_ops = {
 	.charge		= km_charge,
 	.uncharge	= km_uncharge,
+	.killed		= km_killed,
 };
 
 static void km_show_stats(struct res_shares *s, struct seq_buf *sb)
@@ -260,7 +284,7 @@ static void km_show_stats(struct res_shares *s, struct seq_buf *sb)
 
 	/* held may have moved since: never show it outside [min, max]. */
 	seq_buf_printf(sb,
-		       "res=kmem,held=%llu,maxheld=%llu,minheld=%llu,barrier=%llu,limit=%llu,failcnt=%lu,killcnt=%lu\n",
+		       "res=kmem,held=%llu,maxheld=%llu,minheld=%llu,barrier=%llu,limit=%llu,failcnt=%ld,killcnt=%ld\n",
 		       (u64)held << PAGE_SHIFT,
 		       (u64)max(atomic_long_read(&g->maxheld), held) << PAGE_SHIFT,
 		       (u64)min(atomic_long_read(&g->minheld), held) << PAGE_SHIFT,

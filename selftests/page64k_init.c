@@ -13,10 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CFG "/sys/kernel/config"
@@ -197,21 +201,30 @@ static long kmem_held(void)
 
 /*
  * kmem.ko (this kernel has memory cgroups and hooks patch 0005) counts
- * in bytes whatever the page size: this task is in group a since
- * res_groups_work(), and a pipe's first write charges one 64K page.
+ * in bytes whatever the page size: a child in group a writes into an
+ * empty pipe, which charges one 64K page. This task (init) goes back to
+ * the root group first, which is never charged, and reads the stats; the
+ * child waits on a futex in a shared page between steps, allocating
+ * nothing.
  */
 static void kmem_work(void)
 {
 	const char *name = "kmem_charges_a_pipe_page_of_64k_exactly";
-	char buf[4096] = "", page[65536];
+	char buf[4096] = "", me[32];
+	static char page[65536];
+	volatile int *step;
 	long h0, h1;
-	int ret, p[2];
+	int ret, p[2], i;
+	pid_t pid;
 
-	ret = insmod_with("/kmem.ko", "total_kmem=1073741824");
+	snprintf(me, sizeof(me), "%d\n", getpid());
+	ret = put(RG "/members", me);
+	ret = ret ?: insmod_with("/kmem.ko", "total_kmem=1073741824");
 	ret = ret ?: put(RG "/shares", "res=kmem,child_shares_divisor=1024");
 	ret = ret ?: put(RG "/a/shares", "res=kmem,max_shares=10");
 	if (ret) {
-		result(0, name, "insmod kmem.ko or shares: %s", strerror(-ret));
+		result(0, name, "insmod kmem.ko, shares or move: %s",
+		       strerror(-ret));
 		return;
 	}
 	if (slurp(RG "/a/stats", buf, sizeof(buf)) < 0 ||
@@ -219,18 +232,42 @@ static void kmem_work(void)
 		result(0, name, "a/stats: '%s'", buf);
 		return;
 	}
-	memset(page, 'k', sizeof(page));
-	if (pipe(p)) {
-		result(0, name, "pipe: %s", strerror(errno));
+	step = mmap(NULL, 65536, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (step == MAP_FAILED || pipe(p)) {
+		result(0, name, "mmap or pipe: %s", strerror(errno));
 		return;
 	}
+	memset(page, 'k', sizeof(page));
+	pid = fork();
+	if (pid == 0) {
+		snprintf(me, sizeof(me), "%d\n", getpid());
+		if (put(RG "/a/members", me))
+			_exit(1);
+		*step = 1;
+		while (*step != 2)
+			syscall(SYS_futex, step, FUTEX_WAIT, 1, NULL, NULL, 0);
+		if (write(p[1], page, sizeof(page)) != sizeof(page))
+			_exit(2);
+		*step = 3;
+		for (;;)
+			pause();
+	}
+	for (i = 0; i < 10000 && *step != 1; i++)
+		usleep(1000);
 	h0 = kmem_held();
-	ret = write(p[1], page, sizeof(page)) == sizeof(page) ? 0 : -errno;
+	*step = 2;
+	syscall(SYS_futex, step, FUTEX_WAKE, 1, NULL, NULL, 0);
+	for (i = 0; i < 10000 && *step != 3; i++)
+		usleep(1000);
 	h1 = kmem_held();
+	ret = *step;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 	close(p[0]);
 	close(p[1]);
-	result(!ret && h0 >= 0 && h0 % 65536 == 0 && h1 - h0 == 65536, name,
-	       "write: %s; held %ld, then %ld", strerror(-ret), h0, h1);
+	result(ret == 3 && h0 >= 0 && h0 % 65536 == 0 && h1 - h0 == 65536,
+	       name, "child at step %d; held %ld, then %ld", ret, h0, h1);
 }
 
 /* Taint W (a WARN), D (an oops) or B (a bad page); O is our modules. */

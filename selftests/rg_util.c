@@ -81,7 +81,8 @@ int rg_module_loaded(const char *name)
 void rg_unload_all(void)
 {
 	static const char * const mods[] = {
-		"cpu", "kmem", "numtasks", "rg_test_ctl", "rg_test_ctl2", "rg_hooks_test",
+		"cpu", "kmem", "numtasks", "rg_kmem_alloc", "rg_test_ctl",
+		"rg_test_ctl2", "rg_hooks_test",
 		"res_groups",
 	};
 	size_t i;

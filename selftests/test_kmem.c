@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,7 +57,13 @@
 #define CG2 "/run/rg_kmem_cg2"
 
 enum { CMD_NONE, CMD_PIPES, CMD_FILL, CMD_CLOSE, CMD_TRY, CMD_TOUCH,
-       CMD_EXIT };
+       CMD_READ, CMD_SPAWN, CMD_TOUCH2, CMD_PARAM, CMD_EXIT };
+/* CMD_PARAM's argument: which parameter of rg_kmem_alloc, and N. */
+#define PARAM_NOFAIL 0
+#define PARAM_ATOMIC 1
+#define PARAM_ARG(which, n) ((long)(which) << 32 | (n))
+#define ALLOC_KO "selftests/modules/rg_kmem_alloc.ko"
+#define ALLOC_PARAM "/sys/module/rg_kmem_alloc/parameters/"
 enum { TRY_OPEN, TRY_PIPE, TRY_FORK, TRY_MMAP };
 
 /* The shared page: the parent writes cmd/arg and bumps seq. */
@@ -79,6 +86,9 @@ static int wfd[MAXPIPES][2];
 static int nwfd;
 static char wbuf[PG];
 static char *wmap;
+static long w_mmaps;
+/* rg_kmem_alloc's nofail and atomic, opened before any limit applies. */
+static int wpar[2] = { -1, -1 };
 
 static long futex(int *uaddr, int op, int val)
 {
@@ -139,12 +149,37 @@ static long w_try(long what, int *err)
 			waitpid(pid, NULL, 0);
 		return pid;
 	case TRY_MMAP:
-		m = mmap(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		/*
+		 * Over the middle of the big mapping, with another protection:
+		 * splits it (two new vm_area_structs), never merges.
+		 */
+		m = mmap(wmap + (2 + w_mmaps++ % 256) * (4L << 20), PG,
+			 PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			 0);
 		if (m == MAP_FAILED)
 			*err = errno;
 		return m == MAP_FAILED ? -1 : 0;
 	}
 	return -1;
+}
+
+/*
+ * CMD_SPAWN's second thread (made while there is room for it): waits for
+ * CMD_TOUCH2, then touches the upper half of its regions.
+ */
+static pthread_t w_thread;
+static int w_go;
+static long w_half;
+
+static void *w_toucher(void *arg)
+{
+	long r;
+
+	while (!__atomic_load_n(&w_go, __ATOMIC_ACQUIRE))
+		futex(&w_go, FUTEX_WAIT, 0);
+	for (r = w_half; r < 2 * w_half; r++)
+		wmap[r << 21] = 1;
+	return NULL;
 }
 
 static void w_loop(struct ctl *c)
@@ -188,6 +223,37 @@ static void w_loop(struct ctl *c)
 			for (r = 0; r < c->arg; r++)
 				wmap[r << 21] = 1;
 			break;
+		case CMD_SPAWN:
+			if (pthread_create(&w_thread, NULL, w_toucher, NULL))
+				c->err = EAGAIN;
+			break;
+		case CMD_TOUCH2:
+			/* Both threads at once, arg regions each. */
+			w_half = c->arg;
+			__atomic_store_n(&w_go, 1, __ATOMIC_RELEASE);
+			futex(&w_go, FUTEX_WAKE, 1);
+			for (r = 0; r < c->arg; r++)
+				wmap[r << 21] = 1;
+			pthread_join(w_thread, NULL);
+			break;
+		case CMD_READ:
+			/*
+			 * From the first pipe into an untouched 2 MiB region:
+			 * the kernel's own fault (copy_to_user), not a user's.
+			 */
+			r = read(wfd[0][0], wmap + (c->arg << 21), PG);
+			if (r < 0)
+				c->err = errno;
+			break;
+		case CMD_PARAM: {
+			char v[16];
+			int len = snprintf(v, sizeof(v), "%ld",
+					   c->arg & 0xffffffff);
+
+			if (pwrite(wpar[c->arg >> 32], v, len, 0) != len)
+				c->err = errno;
+			break;
+		}
 		case CMD_EXIT:
 			_exit(0);
 		}
@@ -196,6 +262,8 @@ static void w_loop(struct ctl *c)
 		futex(&c->done, FUTEX_WAKE, 1);
 	}
 }
+
+static long worker_do(struct worker *w, int cmd, long arg, int *err);
 
 /*
  * A worker pinned to CPU @cpu, without transparent huge pages, with a 2 GiB
@@ -226,8 +294,13 @@ static int worker_start_on(struct worker *w, const char *group, int cpu)
 		if (wmap == MAP_FAILED)
 			_exit(3);
 		wmap[0] = 1;
+		wpar[0] = open(ALLOC_PARAM "nofail", O_WRONLY);
+		wpar[1] = open(ALLOC_PARAM "atomic", O_WRONLY);
 		w_loop(w->c);
 	}
+	/* Its mapping and first page are made: nothing is left to charge. */
+	if (worker_do(w, CMD_NONE, 0, NULL) < 0)
+		return -1;
 	if (*group && rg_move(group, w->pid))
 		return -1;
 	return 0;
@@ -346,6 +419,7 @@ FIXTURE_TEARDOWN(km)
 	rg_move("", getpid());
 	rg_remove_all_groups();
 	rg_unload_all();
+	rmdir(CG2 "/m");
 	umount2(CG2, MNT_DETACH);
 }
 
@@ -535,6 +609,11 @@ TEST_F(km, user_faults_go_to_the_limit_then_are_killed)
 	ASSERT_EQ(ENOMEM, err);
 	h = km("g", "held");
 	ASSERT_GE(BARRIER, h);
+	/* The kernel's fault of a read(): the barrier, EFAULT, no kill. */
+	EXPECT_EQ(-1, worker_do(w, CMD_READ, 7, &err));
+	EXPECT_EQ(EFAULT, err);
+	EXPECT_EQ(0, km("g", "killcnt"));
+	EXPECT_GE(BARRIER, km("g", "held"));
 	/* One new page table: past the barrier. */
 	ASSERT_EQ(2, worker_do(w, CMD_TOUCH, 2, &err));
 	EXPECT_LT(BARRIER, km("g", "held")) {
@@ -554,7 +633,133 @@ TEST_F(km, user_faults_go_to_the_limit_then_are_killed)
 	EXPECT_EQ(1, km("g", "killcnt"));
 	EXPECT_LE(2, km("g", "failcnt"));
 	/* Its memory went back with it. */
-	EXPECT_GE(PG * 8, km_settle("g", PG * 8));
+	EXPECT_GE(slack(), km_settle("g", slack()));
+	EXPECT_GE(slack(), km("g", "minheld"));
+}
+
+static long allocated(void)
+{
+	char buf[32];
+
+	return rg_read(ALLOC_PARAM "allocated", buf, sizeof(buf)) > 0 ?
+		atol(buf) : -1;
+}
+
+/*
+ * Allocations that must not fail lightly: an atomic one (it cannot wait
+ * for memory to be freed) goes past the barrier up to the limit; a
+ * __GFP_NOFAIL one is never refused, even past the limit, and each that
+ * went past a bound counts in failcnt.
+ */
+TEST_F(km, atomic_to_the_limit_nofail_past_it)
+{
+	struct worker *w = &self->w[0];
+	long f0, h;
+	int err;
+
+	ASSERT_EQ(0, rg_insmod(ALLOC_KO, NULL));
+	ASSERT_EQ(0, worker_start(w, "g"));
+	ASSERT_EQ(160, worker_do(w, CMD_PIPES, 160, &err));
+	worker_do(w, CMD_FILL, 4096, &err);
+	ASSERT_EQ(ENOMEM, err);
+	f0 = km("g", "failcnt");
+
+	worker_do(w, CMD_PARAM, PARAM_ARG(PARAM_ATOMIC, 4096), &err);
+	ASSERT_EQ(0, err);
+	h = km("g", "held");
+	EXPECT_LT(LIMIT - PG, h);
+	EXPECT_GE(LIMIT, h);
+	EXPECT_LT(256, allocated());
+	EXPECT_GT(4096, allocated());
+	EXPECT_EQ(f0 + 1, km("g", "failcnt"));
+	EXPECT_EQ(0, km("g", "killcnt"));
+
+	worker_do(w, CMD_PARAM, PARAM_ARG(PARAM_NOFAIL, 64), &err);
+	ASSERT_EQ(0, err);
+	EXPECT_EQ(64, allocated());
+	EXPECT_EQ(h + 64 * PG, km("g", "held"));
+	EXPECT_EQ(f0 + 1 + 64, km("g", "failcnt"));
+	EXPECT_EQ(h + 64 * PG, km("g", "maxheld"));
+
+	ASSERT_EQ(0, rg_write(ALLOC_PARAM "free", "1"));
+	EXPECT_GE(BARRIER, km("g", "held"));
+}
+
+/* Two threads of one process refused at the limit: one kill, counted once. */
+TEST_F(km, a_process_is_killed_once)
+{
+	struct worker *w = &self->w[0];
+	int err, st;
+
+	ASSERT_EQ(0, worker_start(w, "g"));
+	ASSERT_EQ(0, worker_do(w, CMD_SPAWN, 0, &err));
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(160, worker_do(w, CMD_PIPES, 160, &err));
+	worker_do(w, CMD_FILL, 4096, &err);
+	ASSERT_EQ(ENOMEM, err);
+	worker_do(w, CMD_TOUCH2, 512, &err);
+	ASSERT_EQ(-1, err);
+	st = -w->pid - 1;
+	w->pid = 0;
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
+		TH_LOG("worker status %#x", st);
+	}
+	EXPECT_EQ(1, km("g", "killcnt"));
+	EXPECT_GE(LIMIT, km("g", "maxheld"));
+}
+
+/*
+ * A process the OOM killer spares (oom_score_adj -1000) is not killed at
+ * the limit either: its faults' charges are forced past it, and counted.
+ */
+TEST_F(km, unkillable_faults_are_forced)
+{
+	struct worker *w = &self->w[0];
+	char path[64];
+	long f0;
+	int err;
+
+	ASSERT_EQ(0, worker_start(w, "g"));
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", w->pid);
+	ASSERT_EQ(0, rg_write(path, "-1000"));
+	ASSERT_EQ(160, worker_do(w, CMD_PIPES, 160, &err));
+	worker_do(w, CMD_FILL, 4096, &err);
+	ASSERT_EQ(ENOMEM, err);
+	f0 = km("g", "failcnt");
+	ASSERT_EQ(1024, worker_do(w, CMD_TOUCH, 1024, &err));
+	EXPECT_EQ(0, err);
+	EXPECT_LT(LIMIT, km("g", "held"));
+	EXPECT_EQ(0, km("g", "killcnt"));
+	EXPECT_LT(f0, km("g", "failcnt"));
+	/* Ordinary allocations are still refused. */
+	EXPECT_EQ(-1, worker_do(w, CMD_TRY, TRY_PIPE, &err));
+	EXPECT_EQ(ENFILE, err);
+}
+
+/* total_kmem may not go below what the root holds now. */
+TEST_F(km, total_kmem_no_smaller_than_held)
+{
+	struct worker *w = &self->w[0];
+	char buf[64], v[32];
+	long held;
+	int err;
+
+	ASSERT_EQ(0, worker_start(w, "g"));
+	ASSERT_EQ(64, worker_do(w, CMD_PIPES, 64, &err));
+	ASSERT_EQ(64, worker_do(w, CMD_FILL, 64, &err));
+	km_quiet("");
+	held = km("", "held");
+	ASSERT_LT(64 * PG, held);
+	snprintf(v, sizeof(v), "%ld", held - PG);
+	EXPECT_EQ(-EINVAL, rg_write(TOTAL, v));
+	EXPECT_EQ(-EINVAL, rg_write(TOTAL, "4096"));
+	ASSERT_LT(0, rg_read(TOTAL, buf, sizeof(buf)));
+	EXPECT_STREQ("1073741824\n", buf);
+	EXPECT_EQ(LIMIT, km("g", "limit"));
+	/* Exactly what it holds (or more) is allowed. */
+	snprintf(v, sizeof(v), "%ld", held + 64 * PG);
+	EXPECT_EQ(0, rg_write(TOTAL, v));
+	EXPECT_EQ(held + 64 * PG, km("", "limit"));
 }
 
 /*
@@ -638,6 +843,38 @@ TEST_F(km, charges_stay_with_their_group)
 	EXPECT_LE(0, km("g", "held"));
 }
 
+/*
+ * A group removed with its task still in it: the task goes to the parent,
+ * and charges it from its next allocation, exactly.
+ */
+TEST_F(km, rmdir_with_the_task_in_it)
+{
+	struct worker *w = &self->w[0];
+	long p0;
+	int err;
+
+	ASSERT_EQ(0, rg_mkdir("g/s1"));
+	ASSERT_EQ(0, rg_mkdir("g/s1/s2"));
+	ASSERT_EQ(0, worker_start(w, "g/s1/s2"));
+	ASSERT_EQ(64, worker_do(w, CMD_PIPES, 64, &err));
+	ASSERT_EQ(32, worker_do(w, CMD_FILL, 32, &err));
+	ASSERT_EQ(0, rg_rmdir("g/s1/s2"));
+	EXPECT_EQ(1, rg_is_member("g/s1", w->pid));
+	km_quiet("g");
+	p0 = km("g/s1", "held");
+	ASSERT_EQ(32, worker_do(w, CMD_FILL, 32, &err));
+	EXPECT_EQ(p0 + 32 * PG, km("g/s1", "held"));
+	/* Both removed: the grandparent gets every free. */
+	ASSERT_EQ(0, rg_rmdir("g/s1"));
+	EXPECT_EQ(1, rg_is_member("g", w->pid));
+	p0 = km("g", "held");
+	ASSERT_EQ(0, rg_move("", w->pid));
+	worker_do(w, CMD_CLOSE, 0, &err);
+	EXPECT_GE(p0 - 64 * PG, km_settle("g", p0 - 64 * PG));
+	EXPECT_LE(0, km("g", "held"));
+	EXPECT_GE(p0 - 64 * PG, km("g", "minheld"));
+}
+
 /* The stats line, and its reset; a bad reset changes nothing. */
 TEST_F(km, stats_line_and_reset)
 {
@@ -713,7 +950,8 @@ TEST_F(km, precedence_over_memory_cgroups)
 	long k0, g0;
 	int err;
 
-	ASSERT_EQ(0, cg2_memory());
+	if (cg2_memory())
+		SKIP(return, "no cgroup2 memory controller");
 	ASSERT_EQ(0, worker_start(w, ""));
 	snprintf(pid, sizeof(pid), "%d", w->pid);
 	ASSERT_EQ(0, rg_write(CG2 "/m/cgroup.procs", pid));
