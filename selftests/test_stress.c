@@ -777,7 +777,7 @@ int main(void)
 	size_t len;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..12\n");
+	printf("TAP version 13\n1..14\n");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	seen = malloc(MAX_PID);
