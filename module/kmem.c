@@ -16,12 +16,12 @@
  *
  * Counters are pages. held(G) counts G's subtree; a charge raises held at
  * G and each ancestor with a cmpxchg that never takes it past the bound
- * (the barrier; the limit for a user page fault and for atomic or
- * reclaim-context allocations), and takes its raises back if a level above
- * refuses: concurrent charges never pass a bound. A refusal in a user
- * fault kills the process (the kernel's pagefault_out_of_memory() sends
- * the SIGKILL and calls km_killed()), unless it must not be killed (an
- * init, OOM_SCORE_ADJ_MIN): then the charge is forced, as __GFP_NOFAIL's.
+ * (the barrier; the limit for a user page fault), and takes its raises
+ * back if a level above refuses: concurrent charges never pass a bound.
+ * A refusal in a user fault kills the process (the kernel's
+ * pagefault_out_of_memory() sends the SIGKILL and calls km_killed()),
+ * unless it is the system's init, which SIGKILL cannot kill: then the
+ * charge is forced, as __GFP_NOFAIL's.
  * Bounds are worked out under km_mutex and published one word each, so
  * the charge path sees a level's old or new bound, never a mix.
  *
@@ -51,7 +51,6 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
-#include <linux/oom.h>
 #include <linux/res_group.h>
 #include <linux/res_kmem.h>
 #include <linux/sched.h>
@@ -201,34 +200,23 @@ static void km_mark(atomic_long_t *m, long v, bool up)
 	} while (!atomic_long_try_cmpxchg(m, &old, v));
 }
 
-/* A process the kernel's OOM killer would not kill either. */
-static bool km_unkillable(void)
-{
-	return (current->signal->flags & SIGNAL_UNKILLABLE) ||
-	       current->signal->oom_score_adj == OOM_SCORE_ADJ_MIN;
-}
-
 /*
  * Charge @nr pages to @o's group and its ancestors; task context. A level
- * would go past its barrier: refuse, and count it in the group. The limit
- * instead of the barrier for a user page fault, an atomic allocation
- * (__GFP_HIGH: it cannot wait for memory to be freed) and reclaim
- * (PF_MEMALLOC), as memcg lets those through too. __GFP_NOFAIL charges,
- * and those of a user fault of a process that is never killed, are
- * forced (and count if they went past a bound).
+ * would go past its barrier (its limit in a user page fault): refuse, and
+ * count it in the group. __GFP_NOFAIL charges, and those of a user fault
+ * of the system's init (SIGKILL cannot kill it, and its fault would be
+ * retried for ever), are forced (and count if they went past a bound).
  */
 static int km_charge(struct res_kmem_owner *o, gfp_t gfp, unsigned int nr)
 {
 	struct km_group *g = container_of(o, struct km_group, owner), *c, *u;
 	bool fault = current->in_user_fault;
-	bool high = fault || (gfp & __GFP_HIGH) ||
-		    (current->flags & PF_MEMALLOC);
-	bool nofail = (gfp & __GFP_NOFAIL) || (fault && km_unkillable());
+	bool nofail = (gfp & __GFP_NOFAIL) || (fault && is_global_init(current));
 	bool over = false;
 	long old, bound;
 
 	for (c = g; c; c = c->parent) {
-		bound = high ? READ_ONCE(c->limit) : READ_ONCE(c->barrier);
+		bound = fault ? READ_ONCE(c->limit) : READ_ONCE(c->barrier);
 		old = atomic_long_read(&c->held);
 		do {
 			if (old + nr > bound && !nofail)

@@ -4,8 +4,9 @@
  * ask for, made in the context of the task that writes a parameter (so
  * charged to its group by kmem.ko):
  *   nofail  write N: N pages with GFP_KERNEL_ACCOUNT | __GFP_NOFAIL
- *   atomic  write N: up to N pages with GFP_ATOMIC | __GFP_ACCOUNT; stops
- *           at the first failure (the write still succeeds)
+ *   atomic  write N: up to N pages with GFP_ATOMIC | __GFP_ACCOUNT (the
+ *           flags only: it runs in process context); stops at the first
+ *           failure (the write still succeeds)
  *   allocated (read): the pages the last write got
  *   free    write anything: free every page held
  * The pages are kept on a list until "free" or unload.
@@ -26,7 +27,7 @@ static int rg_alloc(const char *val, gfp_t gfp)
 	unsigned int n, i;
 	struct page *p;
 
-	if (kstrtouint(val, 10, &n) || n > 65536)
+	if (kstrtouint(val, 10, &n) || n > 4096)
 		return -EINVAL;
 	mutex_lock(&rg_lock);
 	for (i = 0; i < n; i++) {
