@@ -26,24 +26,13 @@ run() {	# run CONFIG [MEMBERS-FILE]
 }
 
 run N
-p=$CG
-for d in ${DEEP//\// }; do
-	echo +memory > $p/cgroup.subtree_control
-	p=$p/$d
-	mkdir $p
-	echo 1073741824 > $p/memory.max
-done
+cg_deep memory memory.max 1073741824
 run M $CG/$DEEP/cgroup.procs
 run R
 undeep $CG
 insmod $MODDIR/res_groups.ko
 insmod $MODDIR/kmem.ko
-p=$RG
-for d in ${DEEP//\// }; do
-	p=$p/$d
-	mkdir $p
-	echo res=kmem,max_shares=90 > $p/shares
-done
+rg_deep kmem
 run K $RG/$DEEP/members
 undeep $RG
 rmmod kmem res_groups

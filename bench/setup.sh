@@ -14,12 +14,12 @@ unload() {
 	return 0
 }
 
-rg_deep() {	# nested groups to depth 5, a limit at every level
-	local p=$RG d
+rg_deep() {	# rg_deep [RES]: nested groups to depth 5, a limit of RES
+	local p=$RG d	# (default numtasks) at every level
 	for d in ${DEEP//\// }; do
 		p=$p/$d
 		mkdir $p
-		echo res=numtasks,max_shares=90 > $p/shares
+		echo res=${1:-numtasks},max_shares=90 > $p/shares
 	done
 }
 
@@ -31,13 +31,13 @@ undeep() {	# undeep ROOT: remove ROOT/$DEEP, deepest first
 	done
 }
 
-cg_deep() {	# nested cgroups to depth 5, pids.max at every level
-	local p=$CG d
+cg_deep() {	# cg_deep [CONTROLLER FILE VALUE]: nested cgroups to depth 5,
+	local p=$CG d	# FILE set at every level (default pids pids.max 100000)
 	for d in ${DEEP//\// }; do
-		echo +pids > $p/cgroup.subtree_control
+		echo +${1:-pids} > $p/cgroup.subtree_control
 		p=$p/$d
 		mkdir $p
-		echo 100000 > $p/pids.max
+		echo ${3:-100000} > $p/${2:-pids.max}
 	done
 }
 

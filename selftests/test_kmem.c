@@ -361,6 +361,26 @@ static long slack(void)
 	return (2 * sysconf(_SC_NPROCESSORS_ONLN) + 4) * PG;
 }
 
+/* Fill @w's group up to its barrier with pipe pages: 0, or -1. */
+static int fill_to_barrier(struct worker *w)
+{
+	int err;
+
+	if (worker_do(w, CMD_PIPES, 160, &err) != 160)
+		return -1;
+	worker_do(w, CMD_FILL, 4096, &err);
+	return err == ENOMEM ? 0 : -1;
+}
+
+/* The wait status of a worker that died (worker_do() reaped it). */
+static int worker_reaped(struct worker *w)
+{
+	int st = -w->pid - 1;
+
+	w->pid = 0;
+	return st;
+}
+
 static long km(const char *group, const char *key)
 {
 	return rg_get(group, "stats", "kmem", key);
@@ -610,9 +630,7 @@ TEST_F(km, user_faults_go_to_the_limit_then_are_killed)
 	int err, st;
 
 	ASSERT_EQ(0, worker_start(w, "g"));
-	ASSERT_EQ(160, worker_do(w, CMD_PIPES, 160, &err));
-	worker_do(w, CMD_FILL, 4096, &err);
-	ASSERT_EQ(ENOMEM, err);
+	ASSERT_EQ(0, fill_to_barrier(w));
 	h = km("g", "held");
 	ASSERT_GE(BARRIER, h);
 	/* The kernel's fault of a read(): the barrier, EFAULT, no kill. */
@@ -628,11 +646,9 @@ TEST_F(km, user_faults_go_to_the_limit_then_are_killed)
 	/* 1024 page tables: far past the limit. */
 	worker_do(w, CMD_TOUCH, 1024, &err);
 	ASSERT_EQ(-1, err);
-	st = -w->pid - 1;
-	w->pid = 0;
-	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
+	st = worker_reaped(w);
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		TH_LOG("worker status %#x", st);
-	}
 	maxheld = km("g", "maxheld");
 	EXPECT_LT(LIMIT - PG, maxheld);
 	EXPECT_GE(LIMIT, maxheld);
@@ -664,9 +680,7 @@ TEST_F(km, atomic_at_the_barrier_nofail_past_the_limit)
 
 	ASSERT_EQ(0, rg_insmod(ALLOC_KO, NULL));
 	ASSERT_EQ(0, worker_start(w, "g"));
-	ASSERT_EQ(160, worker_do(w, CMD_PIPES, 160, &err));
-	worker_do(w, CMD_FILL, 4096, &err);
-	ASSERT_EQ(ENOMEM, err);
+	ASSERT_EQ(0, fill_to_barrier(w));
 	f0 = km("g", "failcnt");
 
 	worker_do(w, CMD_PARAM, PARAM_ARG(PARAM_ATOMIC, 1024), &err);
@@ -701,16 +715,12 @@ TEST_F(km, a_process_is_killed_once)
 	ASSERT_EQ(0, worker_start(w, "g"));
 	ASSERT_EQ(0, worker_do(w, CMD_SPAWN, 0, &err));
 	ASSERT_EQ(0, err);
-	ASSERT_EQ(160, worker_do(w, CMD_PIPES, 160, &err));
-	worker_do(w, CMD_FILL, 4096, &err);
-	ASSERT_EQ(ENOMEM, err);
+	ASSERT_EQ(0, fill_to_barrier(w));
 	worker_do(w, CMD_TOUCH2, 512, &err);
 	ASSERT_EQ(-1, err);
-	st = -w->pid - 1;
-	w->pid = 0;
-	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
+	st = worker_reaped(w);
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		TH_LOG("worker status %#x", st);
-	}
 	EXPECT_EQ(1, km("g", "killcnt"));
 	EXPECT_GE(LIMIT, km("g", "maxheld"));
 }
@@ -729,16 +739,12 @@ TEST_F(km, oom_score_adj_does_not_spare_a_process)
 	ASSERT_EQ(0, worker_start(w, "g"));
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", w->pid);
 	ASSERT_EQ(0, rg_write(path, "-1000"));
-	ASSERT_EQ(160, worker_do(w, CMD_PIPES, 160, &err));
-	worker_do(w, CMD_FILL, 4096, &err);
-	ASSERT_EQ(ENOMEM, err);
+	ASSERT_EQ(0, fill_to_barrier(w));
 	worker_do(w, CMD_TOUCH, 1024, &err);
 	ASSERT_EQ(-1, err);
-	st = -w->pid - 1;
-	w->pid = 0;
-	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
+	st = worker_reaped(w);
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		TH_LOG("worker status %#x", st);
-	}
 	EXPECT_GE(LIMIT, km("g", "maxheld"));
 	EXPECT_EQ(1, km("g", "killcnt"));
 }
@@ -892,9 +898,7 @@ TEST_F(km, stats_line_and_reset)
 	int err;
 
 	ASSERT_EQ(0, worker_start(w, "g"));
-	ASSERT_EQ(160, worker_do(w, CMD_PIPES, 160, &err));
-	worker_do(w, CMD_FILL, 4096, &err);
-	ASSERT_EQ(ENOMEM, err);
+	ASSERT_EQ(0, fill_to_barrier(w));
 	worker_do(w, CMD_CLOSE, 0, &err);
 	km_settle("g", PG * 4);
 	ASSERT_LT(0, rg_read(RG_ROOT "/g/stats", buf, sizeof(buf)));
