@@ -1,8 +1,11 @@
 #!/bin/bash
 # Runs inside the release guest under icount (bench/run's "kmem" part, one
 # boot per round): the cost of kernel-memory accounting on the same
-# allocations. rg_bench pipe: pipe(), one 4 KiB write, close: a charged
-# page and slab objects (files, inode, pipe buffers), all freed again.
+# allocations (bench/rg_bench.c): pipe (pipe(), one 4 KiB write, close: a
+# charged page and slab objects), fork (+ exit: task_struct, stack, page
+# tables...), open (+ close: a struct file), mmap (64 KiB, each page
+# touched, munmap: a vm_area_struct and a page table; memcg also charges
+# the user pages, which kmem.ko never does).
 # Configurations, in this order (memcg's accounting key turns on with the
 # first memory cgroup or the first load of kmem.ko, and never off):
 #   N  fresh boot: no memory cgroup ever, kmem.ko never loaded (key off)
@@ -12,17 +15,19 @@
 #   K  kmem.ko, the task at depth 5 of ours, max_shares at every level
 #   K0 kmem.ko unloaded again, the task in the root: what the key costs
 #      after kmem.ko was loaded once
-# Prints "RESULT pipe <config> <round> <ns per iteration>".
+# Prints "RESULT k<test> <config> <round> <ns per iteration>".
 #   MODDIR, BIN, ITERS, ROUND
 set -eu
 . "$(dirname "$0")/setup.sh"
 ITERS=${ITERS:-2000}
 ROUND=${ROUND:-1}
 
-run() {	# run CONFIG [MEMBERS-FILE]
-	local v
-	v=$(sh -c "[ -z '${2:-}' ] || echo \$\$ > '$2'; exec $BIN pipe $ITERS")
-	echo "RESULT pipe $1 $ROUND $v"
+run() {	# run CONFIG [MEMBERS-FILE]: every workload there
+	local t v
+	for t in pipe fork open mmap; do
+		v=$(sh -c "[ -z '${2:-}' ] || echo \$\$ > '$2'; exec $BIN $t $ITERS")
+		echo "RESULT k$t $1 $ROUND $v"
+	done
 }
 
 run N

@@ -236,27 +236,32 @@ if raw.get("pp_same"):
 
 # Kernel memory (bench/kmem.sh): N fresh boot, M memcg depth 5, R root
 # after memcg, K kmem.ko depth 5, K0 root after kmem.ko was unloaded.
-units["pipe"] = "ns per pipe() + 4 KiB write + close (icount)"
-if raw.get("pipe"):
+KT = {"kpipe": "pipe() + 4 KiB write + close", "kfork": "fork + exit",
+      "kopen": "open + close", "kmmap": "mmap 64 KiB + touch + munmap"}
+kn = {"N": "fresh boot, no accounting", "M": "memcg depth 5",
+      "R": "root, memcg's key on", "K": "kmem.ko depth 5",
+      "K0": "root, after kmem.ko was loaded"}
+for t, what in KT.items():
+    units[t] = "ns per " + what + " (icount)"
+    if not raw.get(t):
+        continue
     print()
     print(f"{'kmem test':<12} {'config':<7} {'median':>10} {'spread':>8}")
-    kn = {"N": "fresh boot, no accounting", "M": "memcg depth 5",
-          "R": "root, memcg's key on", "K": "kmem.ko depth 5",
-          "K0": "root, after kmem.ko was loaded"}
     for cfg in kn:
-        if cfg in raw["pipe"]:
-            print(f"{'pipe':<12} {cfg:<7} {med('pipe', cfg):>10.4g} "
-                  f"{summary['pipe'][cfg]['spread_pct']:>7.1f}%  {kn[cfg]}")
-    for a, b, what in (("K", "M", "kmem.ko depth 5 / memcg depth 5"),
-                       ("K", "N", "kmem.ko depth 5 / no accounting"),
+        if cfg in raw[t]:
+            print(f"{t:<12} {cfg:<7} {med(t, cfg):>10.4g} "
+                  f"{summary[t][cfg]['spread_pct']:>7.1f}%  {kn[cfg]}")
+    for a, b, what in (("K", "N", "kmem.ko depth 5 / no accounting"),
                        ("M", "N", "memcg depth 5 / no accounting"),
                        ("K0", "N", "after kmem.ko: root / fresh boot")):
-        v = paired("pipe", a, b)
+        v = paired(t, a, b)
         if v:
-            summary.setdefault("kmem_ratios", {})[a + "/" + b] = {
-                "median": statistics.median(v), "values": v}
+            summary.setdefault("kmem_ratios", {}).setdefault(t, {})[
+                a + "/" + b] = {"median": statistics.median(v), "values": v}
             print("     %s: %.4f [rounds %.4f-%.4f]" % (
                 what, statistics.median(v), min(v), max(v)))
+    ratio_target("%s kmem.ko/memcg, depth 5 (icount)" % t,
+                 paired(t, "K", "M"), 1.10)
 
 with open(args.json, "w") as f:
     json.dump({"date": datetime.datetime.utcnow().isoformat() + "Z",

@@ -15,6 +15,9 @@
  *   rg_bench rmdirs A B PREFIX    rmdir PREFIX<i> for i in [A, B)
  *   rg_bench pipe ITER            ns per pipe() + a 4 KiB write + close of
  *                                 both ends (kernel memory charged, freed)
+ *   rg_bench open ITER            ns per open + close of /proc/self/stat
+ *   rg_bench mmap ITER            ns per mmap of 64 KiB, a store into each
+ *                                 page, munmap
  *   rg_bench forkgroups ITER K N PREFIX FILE
  *                                 N forkers, forker i first moved to
  *                                 PREFIX<i>/FILE (PREFIX "-": not moved);
@@ -29,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -199,6 +203,28 @@ int main(int argc, char **argv)
 				die("write");
 			close(p[0]);
 			close(p[1]);
+		}
+		printf("%.0f\n", (now() - t) * 1e9 / iter);
+	} else if (!strcmp(argv[1], "open")) {
+		for (i = 0; i < iter; i++) {
+			int fd = open("/proc/self/stat", O_RDONLY);
+
+			if (fd < 0)
+				die("open");
+			close(fd);
+		}
+		printf("%.0f\n", (now() - t) * 1e9 / iter);
+	} else if (!strcmp(argv[1], "mmap")) {
+		for (i = 0; i < iter; i++) {
+			char *m = mmap(NULL, 65536, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			int k;
+
+			if (m == MAP_FAILED)
+				die("mmap");
+			for (k = 0; k < 65536; k += 4096)
+				m[k] = 1;
+			munmap(m, 65536);
 		}
 		printf("%.0f\n", (now() - t) * 1e9 / iter);
 	} else if (!strcmp(argv[1], "fork2")) {
