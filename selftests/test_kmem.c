@@ -391,6 +391,7 @@ static int km_state(char *buf, size_t size)
 	size_t len;
 	int ret;
 
+	buf[0] = '\0';	/* rg_snapshot_all() appends */
 	ret = rg_snapshot_all(g, 1, buf, size);
 	len = strlen(buf);
 	ret = ret ?: rg_snapshot(root, 1, "shares", buf + len, size - len);
