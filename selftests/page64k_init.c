@@ -212,7 +212,7 @@ static void kmem_work(void)
 	const char *name = "kmem_charges_a_pipe_page_of_64k_exactly";
 	char buf[4096] = "", me[32];
 	static char page[65536];
-	volatile int *step;
+	int *step;
 	long h0, h1;
 	int ret, p[2], i;
 	pid_t pid;
@@ -244,24 +244,24 @@ static void kmem_work(void)
 		snprintf(me, sizeof(me), "%d\n", getpid());
 		if (put(RG "/a/members", me))
 			_exit(1);
-		*step = 1;
-		while (*step != 2)
+		__atomic_store_n(step, 1, __ATOMIC_RELEASE);
+		while (__atomic_load_n(step, __ATOMIC_ACQUIRE) != 2)
 			syscall(SYS_futex, step, FUTEX_WAIT, 1, NULL, NULL, 0);
 		if (write(p[1], page, sizeof(page)) != sizeof(page))
 			_exit(2);
-		*step = 3;
+		__atomic_store_n(step, 3, __ATOMIC_RELEASE);
 		for (;;)
 			pause();
 	}
-	for (i = 0; i < 10000 && *step != 1; i++)
+	for (i = 0; i < 10000 && __atomic_load_n(step, __ATOMIC_ACQUIRE) != 1; i++)
 		usleep(1000);
 	h0 = kmem_held();
-	*step = 2;
+	__atomic_store_n(step, 2, __ATOMIC_RELEASE);
 	syscall(SYS_futex, step, FUTEX_WAKE, 1, NULL, NULL, 0);
-	for (i = 0; i < 10000 && *step != 3; i++)
+	for (i = 0; i < 10000 && __atomic_load_n(step, __ATOMIC_ACQUIRE) != 3; i++)
 		usleep(1000);
 	h1 = kmem_held();
-	ret = *step;
+	ret = __atomic_load_n(step, __ATOMIC_ACQUIRE);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(p[0]);

@@ -56,8 +56,10 @@
 #define MAXPIPES 512
 #define CG2 "/run/rg_kmem_cg2"
 
-enum { CMD_NONE, CMD_PIPES, CMD_FILL, CMD_CLOSE, CMD_TRY, CMD_TOUCH,
-       CMD_READ, CMD_SPAWN, CMD_TOUCH2, CMD_PARAM, CMD_EXIT };
+enum {
+	CMD_NONE, CMD_PIPES, CMD_FILL, CMD_CLOSE, CMD_TRY, CMD_TOUCH,
+	CMD_READ, CMD_SPAWN, CMD_TOUCH2, CMD_PARAM,
+};
 /* CMD_PARAM's argument: which parameter of rg_kmem_alloc, and N. */
 #define PARAM_NOFAIL 0
 #define PARAM_ATOMIC 1
@@ -260,8 +262,6 @@ static void w_loop(struct ctl *c)
 				c->err = errno;
 			break;
 		}
-		case CMD_EXIT:
-			_exit(0);
 		}
 		c->ret = r;
 		__atomic_store_n(&c->done, seq, __ATOMIC_RELEASE);
@@ -959,7 +959,7 @@ static int cg2_memory(void)
 }
 
 /* memory.current of "m". */
-static long cg2_kernel(void)
+static long cg2_current(void)
 {
 	char buf[64];
 
@@ -991,20 +991,20 @@ TEST_F(km, precedence_over_memory_cgroups)
 	 * memcg charged ahead into its per-CPU stock (64 at a time): 256
 	 * pages raise it by 192 at least.
 	 */
-	k0 = cg2_kernel();
+	k0 = cg2_current();
 	ASSERT_LE(0, k0);
 	g0 = km("", "held");
 	ASSERT_EQ(256, worker_do(w, CMD_FILL, 256, &err));
-	EXPECT_LE(k0 + 192 * PG, cg2_kernel());
+	EXPECT_LE(k0 + 192 * PG, cg2_current());
 	EXPECT_EQ(g0, km("", "held"));
 
 	/* In g: ours, and not memcg's. */
 	ASSERT_EQ(0, rg_move("g", w->pid));
-	k0 = cg2_kernel();
+	k0 = cg2_current();
 	g0 = km("g", "held");
 	ASSERT_EQ(256, worker_do(w, CMD_FILL, 256, &err));
 	EXPECT_EQ(g0 + 256 * PG, km("g", "held"));
-	EXPECT_GT(k0 + 64 * PG, cg2_kernel());
+	EXPECT_GT(k0 + 64 * PG, cg2_current());
 	worker_stop(w);
 	rmdir(CG2 "/m");
 }
