@@ -800,4 +800,110 @@ TEST_F(priv, moves_are_judged_by_the_opener_not_the_writer)
 	EXPECT_EQ(1, rg_is_member("b", self->root_task));
 }
 
+/*
+ * The first byte of @fd, then a process of ours that must not fork (every
+ * fork waits while an rmdir waits for rg_fork_sem): 0 when it came.
+ */
+static int wait_go(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+/* @pid's state letter in /proc/<pid>/stat, or 0. */
+static char proc_state(pid_t pid)
+{
+	char p[64], buf[512], *e;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	if (rg_read(p, buf, sizeof(buf)) <= 0)
+		return 0;
+	e = strrchr(buf, ')');
+	return e && e[1] == ' ' ? e[2] : 0;
+}
+
+/*
+ * The EBUSY of a delegated move (docs: "members"): root's rmdir of d/z
+ * holds d's directory lock while it waits for rg_fork_sem, which a fork
+ * held by the stall module keeps; meanwhile the user's move d -> d/x
+ * (common ancestor d) tries d's lock about 100 ticks, gives up with
+ * EBUSY, and moves nothing. Once the fork goes on, the rmdir ends and the
+ * same move succeeds. The user's task and both writers are forked before
+ * the rmdir starts: no fork can start once it waits.
+ */
+TEST_F(priv, delegated_move_is_busy_while_an_rmdir_holds_the_ancestor)
+{
+	int go_user[2], go_rmdir[2], from_user[2], status;
+	pid_t user, rmdirer, straddler, c, own = -1;
+	int i, ret;
+
+	delegate_d(_metadata);
+	ASSERT_EQ(0, rg_mkdir("d/z"));
+	ASSERT_EQ(0, pipe(go_user));
+	ASSERT_EQ(0, pipe(go_rmdir));
+	ASSERT_EQ(0, pipe(from_user));
+	/* The user's sleeper, orphaned when the user exits, comes to us. */
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+	if (rg_module_loaded("rg_fork_stall"))
+		ASSERT_EQ(0, rg_rmmod("rg_fork_stall"));
+	ASSERT_EQ(0, rg_insmod(RG_STALL_KO, "hold=1"));
+
+	/* The user: its own sleeper in d, then the move when told. */
+	user = fork();
+	ASSERT_LE(0, user);
+	if (user == 0) {
+		if (become_user(NO_CAP))
+			_exit(100);
+		own = rg_sleeper();
+		if (own <= 0 || write(from_user[1], &own, sizeof(own)) !=
+		    sizeof(own) || wait_go(go_user[0]))
+			_exit(101);
+		ret = rg_move("d/x", own);
+		_exit(ret == -EBUSY ? 0 : ret == 0 ? 102 : 103);
+	}
+	ASSERT_EQ((ssize_t)sizeof(own), read(from_user[0], &own, sizeof(own)));
+	ASSERT_EQ(1, rg_is_member("d", own));
+	rmdirer = fork();
+	ASSERT_LE(0, rmdirer);
+	if (rmdirer == 0)
+		_exit(wait_go(go_rmdir[0]) ? 100 : rg_rmdir("d/z") ? 1 : 0);
+	/* rg_straddler: its fork held with rg_fork_sem read-held. */
+	straddler = fork();
+	ASSERT_LE(0, straddler);
+	if (straddler == 0) {
+		prctl(PR_SET_NAME, "rg_straddler");
+		c = fork();
+		if (c == 0)
+			_exit(0);
+		_exit(c < 0 || waitpid(c, NULL, 0) != c);
+	}
+	ASSERT_EQ(0, rg_stall_wait(1));
+	ASSERT_EQ(1, write(go_rmdir[1], "x", 1));
+	/* The rmdir waits (for rg_fork_sem, holding d's lock). */
+	for (i = 0; i < 1000 && proc_state(rmdirer) != 'D'; i++)
+		usleep(10000);
+	ASSERT_EQ('D', proc_state(rmdirer));
+	ASSERT_EQ(1, write(go_user[1], "x", 1));
+	ASSERT_EQ(user, waitpid(user, &status, 0));
+	EXPECT_EQ(0, rg_exit_code(status));	/* EBUSY */
+	/* (/proc: a lookup in d would wait for d's lock) */
+	EXPECT_TRUE(in_group(own, "d"));
+	EXPECT_EQ('D', proc_state(rmdirer));	/* it was busy all along */
+	/* The fork goes on, the rmdir ends, the move now succeeds. */
+	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "hold", "0"));
+	ASSERT_EQ(rmdirer, waitpid(rmdirer, &status, 0));
+	EXPECT_EQ(0, rg_exit_code(status));
+	ASSERT_EQ(straddler, waitpid(straddler, &status, 0));
+	EXPECT_EQ(0, rg_exit_code(status));
+	EXPECT_EQ(0, rg_stall_get("timeouts"));
+	target = "d/x";
+	EXPECT_EQ(0, as_user(NO_CAP, move_to_target, own));
+	EXPECT_EQ(1, rg_is_member("d/x", own));
+	rg_kill(own);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	rg_stall_unload();
+	rg_move("", getpid());
+}
+
 TEST_HARNESS_MAIN

@@ -228,7 +228,7 @@ echo "TAP version 13"
 # The plan comes first, counted by hand: one for each check, result,
 # expect and bad below (150). A check that is not reached (an early
 # exit, a branch that skips it) makes the runner's count fail.
-plan=150
+plan=151
 echo "1..$plan"
 . "$top/selftests/leftovers.sh"
 clean_leftovers $BB
@@ -413,6 +413,19 @@ rc=$?
 	has "$tmp/stats" '^GROUP +RES +tasks +fork '
 result stats_table $? "exit $rc" "$tmp/stats"
 expect stats_unknown_group 1 "group /nope: No such file or directory" $R stats nope
+# A controller's own columns: kmem's (loaded for this check alone; its
+# group has no members, so its line cannot change between the two reads).
+$BB insmod "$top/module/kmem.ko" && $R create k kmem:max_shares=10 > /dev/null
+$R stats k > "$tmp/kstats"
+rc=$?
+slurp x $RG/k/stats
+re='res=kmem,held=0,maxheld=0,minheld=0,barrier=([0-9]+),limit=([0-9]+),failcnt=0,killcnt=0'
+[ $rc = 0 ] && [[ $x =~ $re ]] && row="^/k +kmem +0 +0 +0 +${BASH_REMATCH[1]} +${BASH_REMATCH[2]} +0 +0\$" &&
+	has "$tmp/kstats" '^GROUP +RES +held +maxheld +minheld +barrier +limit +failcnt +killcnt$' &&
+	has "$tmp/kstats" "$row"
+result stats_kmem_columns $? "exit $rc, stats: ${x//$'\n'/|}" "$tmp/kstats"
+$R rm k
+$BB rmmod kmem
 expect stats_bad_interval 2 "-w 'x'" $R stats -w x
 # -w without a terminal: a table per draw, counters with their change,
 # SIGINT ends it with status 0.
