@@ -15,6 +15,8 @@
 #   K  kmem.ko, the task at depth 5 of ours, max_shares at every level
 #   K0 kmem.ko unloaded again, the task in the root: what the key costs
 #      after kmem.ko was loaded once
+# KMEM_CONFIGS=U (bench/run, on the unpatched kernel): the workloads
+# alone, as N on a kernel without the hooks patches.
 # Prints "RESULT k<test> <config> <round> <ns per iteration>".
 #   MODDIR, BIN, ITERS, ROUND
 set -eu
@@ -30,6 +32,10 @@ run() {	# run CONFIG [MEMBERS-FILE]: every workload there
 	done
 }
 
+if [ "${KMEM_CONFIGS:-}" = U ]; then
+	run U
+	exit 0
+fi
 run N
 cg_deep memory memory.max 1073741824
 run M $CG/$DEEP/cgroup.procs

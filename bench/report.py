@@ -240,7 +240,8 @@ KT = {"kpipe": "pipe() + 4 KiB write + close", "kfork": "fork + exit",
       "kopen": "open + close", "kmmap": "mmap 64 KiB + touch + munmap"}
 kn = {"N": "fresh boot, no accounting", "M": "memcg depth 5",
       "R": "root, memcg's key on", "K": "kmem.ko depth 5",
-      "K0": "root, after kmem.ko was loaded"}
+      "K0": "root, after kmem.ko was loaded",
+      "U": "unpatched kernel, fresh boot"}
 for t, what in KT.items():
     units[t] = "ns per " + what + " (icount)"
     if not raw.get(t):
@@ -253,7 +254,8 @@ for t, what in KT.items():
                   f"{summary[t][cfg]['spread_pct']:>7.1f}%  {kn[cfg]}")
     for a, b, what in (("K", "N", "kmem.ko depth 5 / no accounting"),
                        ("M", "N", "memcg depth 5 / no accounting"),
-                       ("K0", "N", "after kmem.ko: root / fresh boot")):
+                       ("K0", "N", "after kmem.ko: root / fresh boot"),
+                       ("N", "U", "patched, never loaded / unpatched")):
         v = paired(t, a, b)
         if v:
             summary.setdefault("kmem_ratios", {}).setdefault(t, {})[
