@@ -4,8 +4,8 @@
  * total_numtasks to 1000 and the root's divisor to 1000: then a child of
  * the root with max_shares=N may hold N tasks.
  *
- * Quick tier (RG_TIER=quick): the forks racing at a limit race for 2 s
- * instead of 5, and the shares writes racing with forks are 500, not
+ * Quick tier (RG_TIER=quick): the forks racing at a limit race for 1 s
+ * instead of 5, and the shares writes racing with forks are 250, not
  * 2000.
  */
 #define _GNU_SOURCE
@@ -464,7 +464,7 @@ TEST_F_TIMEOUT(nt, forks_at_the_limit_during_shares_writes_are_refused, 120)
 		close(go[1]);
 		if (read(go[0], &i, 1) != 1)
 			_exit(2);
-		for (i = 0; i < rg_scaled(2000, 500); i++)
+		for (i = 0; i < rg_scaled(2000, 250); i++)
 			if (rg_set("a", "shares", w[i & 1]))
 				_exit(1);
 		_exit(0);
@@ -1161,7 +1161,7 @@ TEST_F_TIMEOUT(nt, racing_forks_at_the_limit_never_pass_it, 300)
 		"a", "a/f1", "a/f2", "a/f3",
 	};
 	enum { L = 24 };
-	const int secs = rg_scaled(5, 2);
+	const int secs = rg_scaled(5, 1);
 	int i, r[2], ready[2], go[2], res[2], allowed = 0, refused = 0;
 	int status;
 	pid_t f[FORKERS];

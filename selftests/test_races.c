@@ -6,7 +6,7 @@
  * fork. Each test ends by checking that every list and count agrees.
  *
  * RG_RACE_SECONDS sets how long the fork/move race runs (default 15 s,
- * 5 s in the quick tier, RG_TIER=quick). The quick tier also starts fewer
+ * 3 s in the quick tier, RG_TIER=quick). The quick tier also starts fewer
  * threads and unloads fewer times: the same checks, on less; and it
  * leaves both cut runs (members_read_is_one_moment_never_cut_by_moves,
  * 10 s or more, and members_read_longer_than_a_buffer_is_one_moment:
@@ -42,7 +42,7 @@ static int race_seconds(void)
 {
 	const char *s = getenv("RG_RACE_SECONDS");
 
-	return s ? atoi(s) : rg_scaled(15, 5);
+	return s ? atoi(s) : rg_scaled(15, 3);
 }
 
 static double now(void)
