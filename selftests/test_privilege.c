@@ -34,6 +34,7 @@
 
 FIXTURE(priv) {
 	pid_t root_task;
+	pid_t kids[4];		/* a test's own children, killed at the end */
 	char before[SNAP], after[SNAP];
 };
 
@@ -61,6 +62,14 @@ FIXTURE_SETUP(priv)
 
 FIXTURE_TEARDOWN(priv)
 {
+	size_t i;
+
+	/* A fork the stall module holds goes on before anything is removed. */
+	rg_stall_release();
+	for (i = 0; i < ARRAY_SIZE(self->kids); i++)
+		if (self->kids[i] > 0)
+			rg_kill(self->kids[i]);
+	rg_stall_unload();
 	rg_kill(self->root_task);
 	rg_remove_all_groups();
 	rg_unload_all();
@@ -800,15 +809,27 @@ TEST_F(priv, moves_are_judged_by_the_opener_not_the_writer)
 	EXPECT_EQ(1, rg_is_member("b", self->root_task));
 }
 
-/*
- * The first byte of @fd, then a process of ours that must not fork (every
- * fork waits while an rmdir waits for rg_fork_sem): 0 when it came.
- */
+/* Wait for a byte on @fd: 0 when it came, -1 at end of file. */
 static int wait_go(int fd)
 {
 	char c;
 
 	return read(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+/*
+ * In a child: close every end still open (not -1) of the @n pipes of
+ * @fds but @keep1 and @keep2 (-1: none).
+ */
+static void close_pipes_but(int (*fds)[2], int n, int keep1, int keep2)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < 2; j++)
+			if (fds[i][j] >= 0 && fds[i][j] != keep1 &&
+			    fds[i][j] != keep2)
+				close(fds[i][j]);
 }
 
 /* @pid's state letter in /proc/<pid>/stat, or 0. */
@@ -834,58 +855,86 @@ static char proc_state(pid_t pid)
  */
 TEST_F(priv, delegated_move_is_busy_while_an_rmdir_holds_the_ancestor)
 {
-	int go_user[2], go_rmdir[2], from_user[2], status;
+	/* go to the user, go to the rmdir, the user's sleeper's pid */
+	int p[3][2], status, i, seen, ret;
 	pid_t user, rmdirer, straddler, c, own = -1;
-	int i, ret;
 
 	delegate_d(_metadata);
 	ASSERT_EQ(0, rg_mkdir("d/z"));
-	ASSERT_EQ(0, pipe(go_user));
-	ASSERT_EQ(0, pipe(go_rmdir));
-	ASSERT_EQ(0, pipe(from_user));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pipe2(p[i], O_CLOEXEC));
 	/* The user's sleeper, orphaned when the user exits, comes to us. */
 	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
 	if (rg_module_loaded("rg_fork_stall"))
 		ASSERT_EQ(0, rg_rmmod("rg_fork_stall"));
 	ASSERT_EQ(0, rg_insmod(RG_STALL_KO, "hold=1"));
 
-	/* The user: its own sleeper in d, then the move when told. */
+	/*
+	 * The user: its own sleeper in d (its pipes closed: a failure ends
+	 * our reads), then the move when told.
+	 */
 	user = fork();
 	ASSERT_LE(0, user);
 	if (user == 0) {
+		int go = p[0][0], out = p[2][1];
+
+		close_pipes_but(p, 3, go, out);
 		if (become_user(NO_CAP))
 			_exit(100);
-		own = rg_sleeper();
-		if (own <= 0 || write(from_user[1], &own, sizeof(own)) !=
-		    sizeof(own) || wait_go(go_user[0]))
+		own = fork();
+		if (own == 0) {
+			close(go);
+			close(out);
+			for (;;)
+				pause();
+		}
+		if (own <= 0 || write(out, &own, sizeof(own)) != sizeof(own))
+			_exit(101);
+		close(out);
+		if (wait_go(go))
 			_exit(101);
 		ret = rg_move("d/x", own);
 		_exit(ret == -EBUSY ? 0 : ret == 0 ? 102 : 103);
 	}
-	ASSERT_EQ((ssize_t)sizeof(own), read(from_user[0], &own, sizeof(own)));
+	self->kids[0] = user;
+	close(p[2][1]);
+	p[2][1] = -1;
+	ASSERT_EQ((ssize_t)sizeof(own), read(p[2][0], &own, sizeof(own)));
+	self->kids[1] = own;
 	ASSERT_EQ(1, rg_is_member("d", own));
 	rmdirer = fork();
 	ASSERT_LE(0, rmdirer);
-	if (rmdirer == 0)
-		_exit(wait_go(go_rmdir[0]) ? 100 : rg_rmdir("d/z") ? 1 : 0);
+	if (rmdirer == 0) {
+		close_pipes_but(p, 3, p[1][0], -1);
+		_exit(wait_go(p[1][0]) ? 100 : rg_rmdir("d/z") ? 1 : 0);
+	}
+	self->kids[2] = rmdirer;
 	/* rg_straddler: its fork held with rg_fork_sem read-held. */
 	straddler = fork();
 	ASSERT_LE(0, straddler);
 	if (straddler == 0) {
+		close_pipes_but(p, 3, -1, -1);
 		prctl(PR_SET_NAME, "rg_straddler");
 		c = fork();
 		if (c == 0)
 			_exit(0);
 		_exit(c < 0 || waitpid(c, NULL, 0) != c);
 	}
+	self->kids[3] = straddler;
 	ASSERT_EQ(0, rg_stall_wait(1));
-	ASSERT_EQ(1, write(go_rmdir[1], "x", 1));
-	/* The rmdir waits (for rg_fork_sem, holding d's lock). */
-	for (i = 0; i < 1000 && proc_state(rmdirer) != 'D'; i++)
-		usleep(10000);
-	ASSERT_EQ('D', proc_state(rmdirer));
-	ASSERT_EQ(1, write(go_user[1], "x", 1));
+	ASSERT_EQ(1, write(p[1][1], "x", 1));
+	/*
+	 * The rmdir waits (for rg_fork_sem, holding d's lock): asleep in D
+	 * at three reads 50 ms apart (not a moment's allocation before it).
+	 */
+	for (i = 0, seen = 0; i < 1000 && seen < 3; i++) {
+		seen = proc_state(rmdirer) == 'D' ? seen + 1 : 0;
+		usleep(50000);
+	}
+	ASSERT_EQ(3, seen);
+	ASSERT_EQ(1, write(p[0][1], "x", 1));
 	ASSERT_EQ(user, waitpid(user, &status, 0));
+	self->kids[0] = 0;
 	EXPECT_EQ(0, rg_exit_code(status));	/* EBUSY */
 	/* (/proc: a lookup in d would wait for d's lock) */
 	EXPECT_TRUE(in_group(own, "d"));
@@ -893,16 +942,18 @@ TEST_F(priv, delegated_move_is_busy_while_an_rmdir_holds_the_ancestor)
 	/* The fork goes on, the rmdir ends, the move now succeeds. */
 	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "hold", "0"));
 	ASSERT_EQ(rmdirer, waitpid(rmdirer, &status, 0));
+	self->kids[2] = 0;
 	EXPECT_EQ(0, rg_exit_code(status));
 	ASSERT_EQ(straddler, waitpid(straddler, &status, 0));
+	self->kids[3] = 0;
 	EXPECT_EQ(0, rg_exit_code(status));
 	EXPECT_EQ(0, rg_stall_get("timeouts"));
 	target = "d/x";
 	EXPECT_EQ(0, as_user(NO_CAP, move_to_target, own));
 	EXPECT_EQ(1, rg_is_member("d/x", own));
 	rg_kill(own);
+	self->kids[1] = 0;
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
-	rg_stall_unload();
 	rg_move("", getpid());
 }
 

@@ -226,7 +226,7 @@ put() {
 
 echo "TAP version 13"
 # The plan comes first, counted by hand: one for each check, result,
-# expect and bad below (150). A check that is not reached (an early
+# expect and bad below (151). A check that is not reached (an early
 # exit, a branch that skips it) makes the runner's count fail.
 plan=151
 echo "1..$plan"
