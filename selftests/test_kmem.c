@@ -60,6 +60,7 @@ enum {
 	CMD_NONE, CMD_PIPES, CMD_FILL, CMD_CLOSE, CMD_TRY, CMD_TOUCH,
 	CMD_READ, CMD_SPAWN, CMD_TOUCH2, CMD_PARAM,
 };
+
 /* CMD_PARAM's argument: which parameter of rg_kmem_alloc, and N. */
 #define PARAM_NOFAIL 0
 #define PARAM_ATOMIC 1

@@ -18,7 +18,8 @@
  * killed. Then cpu.ko is loaded again (every group uncapped), and at the
  * end: every task is in exactly one group, every numtasks held equals the
  * tasks of its subtree, every kmem held covers its children's, and
- * everything can be removed (the groups with cpu.ko loaded) and unloaded. The debug guest adds: no splat, no leak.
+ * everything can be removed (the groups with cpu.ko loaded) and unloaded.
+ * The debug guest adds: no splat, no leak.
  *
  * The quick tier (RG_TIER=quick) runs 10 s by default (in 5 s the
  * total_numtasks writes once never succeeded), and waits 60 s for orphans
