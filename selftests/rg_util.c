@@ -152,6 +152,17 @@ ssize_t rg_read(const char *path, char *buf, size_t size)
 	return len;
 }
 
+const char *rg_proc_stat(pid_t pid, char *buf, size_t size)
+{
+	char path[64], *s;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (rg_read(path, buf, size) <= 0)
+		return NULL;
+	s = strrchr(buf, ')');
+	return s && s[1] == ' ' ? s + 2 : NULL;
+}
+
 int rg_write_buf(const char *path, const void *buf, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);

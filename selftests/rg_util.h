@@ -60,6 +60,12 @@ void rg_stall_unload(void);
 
 /* Read a whole file into buf (NUL-terminated); length or -errno. */
 ssize_t rg_read(const char *path, char *buf, size_t size);
+/*
+ * /proc/<pid>/stat read into buf: its state field, after "pid (comm) "
+ * (comm may hold anything, a ')' too), then " ppid ..."; NULL if it
+ * cannot be read.
+ */
+const char *rg_proc_stat(pid_t pid, char *buf, size_t size);
 /* One write(2) of str; 0 or -errno. */
 int rg_write(const char *path, const char *str);
 /* One write(2) of len bytes; 0, -errno, or 1 if the write was short. */

@@ -123,17 +123,14 @@ static double now(void)
 /* CPU time of process pid and all its threads, in seconds; -1 if gone. */
 static double cputime(pid_t pid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024];
+	const char *p = rg_proc_stat(pid, buf, sizeof(buf));
 	unsigned long ut, st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (rg_read(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	p = strrchr(buf, ')');
-	/* After ")": state ppid pgrp session tty tpgid flags minflt
+	/* From the state: state ppid pgrp session tty tpgid flags minflt
 	 * cminflt majflt cmajflt utime stime (fields 3..15).
 	 */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+	if (!p || sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
 			 &ut, &st) != 2)
 		return -1;
 	return (double)(ut + st) / sysconf(_SC_CLK_TCK);

@@ -238,7 +238,8 @@ static pid_t read_child(int fd)
 /* The child of @parent (the held one: it has no other); -1 if none. */
 static pid_t child_of(pid_t parent)
 {
-	char path[300], buf[512], *p;
+	char buf[512];
+	const char *p;
 	struct dirent *d;
 	pid_t found = -1;
 	DIR *proc = opendir("/proc");
@@ -246,12 +247,9 @@ static pid_t child_of(pid_t parent)
 	while (proc && (d = readdir(proc))) {
 		if (atoi(d->d_name) <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
-		/* "pid (comm) state ppid ...": comm may hold anything. */
-		if (rg_read(path, buf, sizeof(buf)) <= 0)
-			continue;
-		p = strrchr(buf, ')');
-		if (p && atoi(p + 4) == parent) {
+		/* The state, then the ppid. */
+		p = rg_proc_stat(atoi(d->d_name), buf, sizeof(buf));
+		if (p && atoi(p + 2) == parent) {
 			found = atoi(d->d_name);
 			break;
 		}

@@ -304,15 +304,13 @@ TEST_F_TIMEOUT(corpus, stats_bad_writes_fail_with_exact_errno_and_reset_nothing,
 /* The pid of a kernel thread other than kthreadd (PF_KTHREAD, ppid 2). */
 static pid_t kworker_pid(void)
 {
-	char p[64], buf[512], *s;
+	char buf[512];
+	const char *s;
 	pid_t pid;
 
 	for (pid = 3; pid < 1000; pid++) {
-		snprintf(p, sizeof(p), "/proc/%d/stat", pid);
-		if (rg_read(p, buf, sizeof(buf)) <= 0)
-			continue;
-		s = strrchr(buf, ')');
-		if (s && atoi(s + 4) == 2)
+		s = rg_proc_stat(pid, buf, sizeof(buf));
+		if (s && atoi(s + 2) == 2)	/* the state, then the ppid */
 			return pid;
 	}
 	return -1;

@@ -835,13 +835,10 @@ static void close_pipes_but(int (*fds)[2], int n, int keep1, int keep2)
 /* @pid's state letter in /proc/<pid>/stat, or 0. */
 static char proc_state(pid_t pid)
 {
-	char p[64], buf[512], *e;
+	char buf[512];
+	const char *st = rg_proc_stat(pid, buf, sizeof(buf));
 
-	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
-	if (rg_read(p, buf, sizeof(buf)) <= 0)
-		return 0;
-	e = strrchr(buf, ')');
-	return e && e[1] == ' ' ? e[2] : 0;
+	return st ? *st : 0;
 }
 
 /*

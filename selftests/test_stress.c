@@ -534,7 +534,8 @@ static int reap(int seconds)
  */
 static int signal_children(pid_t parent, int sig, pid_t *first)
 {
-	char p[64], buf[512], *s;
+	char buf[512];
+	const char *s;
 	struct dirent *d;
 	int n = 0;
 	pid_t pid;
@@ -547,16 +548,13 @@ static int signal_children(pid_t parent, int sig, pid_t *first)
 		pid = atoi(d->d_name);
 		if (pid <= 0)
 			continue;
-		snprintf(p, sizeof(p), "/proc/%d/stat", pid);
-		if (rg_read(p, buf, sizeof(buf)) < 0)
-			continue;
-		/* "pid (comm) state ppid ...", and comm may hold a ')'. */
-		s = strrchr(buf, ')');
-		if (!s || atoi(s + 4) != parent)
+		/* The state, then the ppid. */
+		s = rg_proc_stat(pid, buf, sizeof(buf));
+		if (!s || atoi(s + 2) != parent)
 			continue;
 		if (sig)
 			kill(pid, sig);
-		if (s[2] != 'Z' && !n++)
+		if (s[0] != 'Z' && !n++)
 			*first = pid;
 	}
 	closedir(proc);
