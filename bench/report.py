@@ -265,6 +265,60 @@ for t, what in KT.items():
     ratio_target("%s kmem.ko/memcg, depth 5 (icount)" % t,
                  paired(t, "K", "M"), 1.10)
 
+# One more sibling group (bench/mkdir.sh) and an rmdir of 10,000 tasks
+# beside a fork loop (bench/rmdir.sh).
+MK = {"mkdir1000": "mkdir, 1,101st-1,200th child",
+      "mkdir10000": "mkdir, 10,001st-10,100th child",
+      "rmdir1000": "rmdir, back from 1,200 to 1,100",
+      "rmdir10000": "rmdir, back from 10,100 to 10,000"}
+mn = {"cpu": "with cpu.ko", "rg": "numtasks alone", "cg": "cgroup v2 cpu"}
+if any(raw.get(t) for t in MK):
+    print()
+    print(f"{'sibling test':<12} {'config':<7} {'median':>10} {'spread':>8}")
+for t, what in MK.items():
+    units[t] = "ns per " + what + " (icount)"
+    for cfg in mn:
+        if cfg in raw.get(t, {}):
+            print(f"{t:<12} {cfg:<7} {med(t, cfg):>10.0f} "
+                  f"{summary[t][cfg]['spread_pct']:>7.1f}%  {mn[cfg]}")
+for op in ("mkdir", "rmdir"):
+    a, b = op + "10000", op + "1000"
+    if raw.get(a, {}).get("cpu") and raw.get(a, {}).get("rg"):
+        own = [(x - y) for x, y in zip(raw[a]["cpu"], raw[a]["rg"])]
+        own0 = [(x - y) for x, y in zip(raw[b]["cpu"], raw[b]["rg"])]
+        print("     %s: 10,000 / 1,100 siblings: with cpu.ko %.3f, "
+              "numtasks alone %.3f, cgroup %.3f; cpu.ko's own part "
+              "(with - without) %.0f and %.0f" % (
+                  op, med(a, "cpu") / med(b, "cpu"),
+                  med(a, "rg") / med(b, "rg"),
+                  (med(a, "cg") / med(b, "cg")) if raw.get(a, {}).get("cg")
+                  else float("nan"),
+                  statistics.median(own0), statistics.median(own)))
+        if op == "mkdir":
+            ratio_target("mkdir with cpu.ko, 10,000 / 1,100 siblings "
+                         "(icount; configfs's own lookups included)",
+                         [x / y for x, y in zip(raw[a]["cpu"], raw[b]["cpu"])],
+                         1.10)
+            ratio_target("cpu.ko's own part of a mkdir, 10,000 / 1,100 "
+                         "siblings (icount)",
+                         [x / y if y > 0 else float("inf")
+                          for x, y in zip(own, own0)], 1.10)
+RD = {"forkmax_idle": "longest fork, root, alone",
+      "forkmax_rmdir": "longest fork, root, during the rmdir",
+      "forkmed_idle": "median fork, root, alone",
+      "forkmed_rmdir": "median fork, root, during the rmdir",
+      "rmdir10k": "the rmdir itself"}
+rn = {"nt": "numtasks", "cpu": "numtasks and cpu.ko"}
+if any(raw.get(t) for t in RD):
+    print()
+    print(f"{'rmdir test':<14} {'config':<7} {'median us':>10} {'max us':>8}")
+for t, what in RD.items():
+    units[t] = "us, " + what + " (icount, 10,000 tasks removed)"
+    for cfg in rn:
+        if cfg in raw.get(t, {}):
+            print(f"{t:<14} {cfg:<7} {med(t, cfg):>10.0f} "
+                  f"{max(raw[t][cfg]):>8.0f}  {what}, {rn[cfg]}")
+
 with open(args.json, "w") as f:
     json.dump({"date": datetime.datetime.utcnow().isoformat() + "Z",
                "kernel": args.kernel, "commit": args.commit,

@@ -13,6 +13,11 @@
  *                                 N parked threads, print "ready", wait
  *   rg_bench mkdirs A B PREFIX    mkdir PREFIX<i> for i in [A, B)
  *   rg_bench rmdirs A B PREFIX    rmdir PREFIX<i> for i in [A, B)
+ *   rg_bench mkdirt A B PREFIX    the same as mkdirs: ns per mkdir
+ *   rg_bench forklat MS           fork + child _exit + waitpid for MS
+ *                                 milliseconds: the longest one and the
+ *                                 median, in microseconds
+ *   rg_bench rmdirt A B PREFIX    the same as rmdirs: ns per rmdir
  *   rg_bench pipe ITER            ns per pipe() + a 4 KiB write + close of
  *                                 both ends (kernel memory charged, freed)
  *   rg_bench open ITER            ns per open + close of /proc/self/stat
@@ -67,6 +72,39 @@ static void forks(long iter)
 		if (waitpid(pid, NULL, 0) != pid)
 			die("waitpid");
 	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void forklat(long ms)
+{
+	static double lat[1 << 20];
+	double t0 = now(), t;
+	long n = 0;
+	pid_t pid;
+
+	while (n < (long)(sizeof(lat) / sizeof(lat[0]))) {
+		t = now();
+		if (t - t0 > ms / 1e3)
+			break;
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (pid == 0)
+			_exit(0);
+		if (waitpid(pid, NULL, 0) != pid)
+			die("waitpid");
+		lat[n++] = now() - t;
+	}
+	if (!n)
+		die("forklat");
+	qsort(lat, n, sizeof(lat[0]), cmp_double);
+	printf("%.0f %.0f\n", lat[n - 1] * 1e6, lat[n / 2] * 1e6);
 }
 
 static void *nothing(void *arg)
@@ -276,6 +314,12 @@ int main(int argc, char **argv)
 		dirs(iter, atol(argv[3]), argv[4], 1);
 	} else if (!strcmp(argv[1], "rmdirs") && argc == 5) {
 		dirs(iter, atol(argv[3]), argv[4], 0);
+	} else if ((!strcmp(argv[1], "mkdirt") || !strcmp(argv[1], "rmdirt")) &&
+		   argc == 5 && atol(argv[3]) > iter) {
+		dirs(iter, atol(argv[3]), argv[4], argv[1][0] == 'm');
+		printf("%.0f\n", (now() - t) * 1e9 / (atol(argv[3]) - iter));
+	} else if (!strcmp(argv[1], "forklat")) {
+		forklat(iter);
 	} else if (!strcmp(argv[1], "forkgroups") && argc == 7) {
 		forkgroups(iter, atol(argv[3]), atol(argv[4]), argv[5], argv[6]);
 	} else {

@@ -12,6 +12,13 @@
  * - a child with min_shares m gets weight m / divisor of the parent's;
  * - the parent's unused part is split equally among @self_tg and the
  *   children without a guarantee.
+ * Only the ratios of siblings' weights matter to CFS, so those k equal
+ * parts weigh the same whatever k is, within a power of two (@span): a
+ * new or removed child without a guarantee sets its own weight and the
+ * guaranteed siblings' (at most the divisor of them), not the k others'.
+ * Only when k leaves its span are all the children weighed again, which
+ * costs O(k) once per doubling or quartering of k: creating k siblings
+ * costs O(k x CPUs) in all, not O(k^2 x CPUs).
  * A ceiling is CFS bandwidth on @tg: abs_max x online CPUs per 100 ms.
  * CFS is work-conserving and hierarchical, so what a group does not use
  * goes to the others, and a parent's ceiling bounds its subtree.
@@ -26,8 +33,9 @@
  * CAP_SYS_RESOURCE need a ceiling of ours on the group or an ancestor
  * below the root (the framework checks it; docs, "Delegation").
  *
- * Locking: rc_mutex protects the tree (parent, children, sibling), the
- * task groups' weights and the stats baselines; it is taken in the
+ * Locking: rc_mutex protects the tree (parent, children, sibling, the
+ * guaranteed lists and counts), the task groups' weights and the stats
+ * baselines; it is taken in the
  * callbacks that may sleep, inside the framework's locks. Ceilings and
  * the destruction of task groups are left to rc_work, outside every lock
  * of ours and the framework's (CFS bandwidth takes cpu_hotplug_lock);
@@ -46,6 +54,7 @@
 #include <linux/bits.h>
 #include <linux/err.h>
 #include <linux/list_sort.h>
+#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -84,6 +93,16 @@
  * @parent: the parent group's state, NULL at the root
  * @children: the child groups' states
  * @sibling: entry in the parent's @children
+ * @guaranteed: the children with a positive min_shares
+ * @gnode: entry in the parent's @guaranteed, if @kind is RC_GUARANTEED
+ * @kind: which of the parent's weights the group had when they were last
+ *	all set (its min_shares then)
+ * @nfree: the children without a guarantee (min_shares < 0)
+ * @span: a power of two, at least @nfree + 1 and at most four times it
+ * @all: the children's and @self_tg's weights together, were @nfree + 1
+ *	equal to @span
+ * @free_weight: the weight of @self_tg and of each child without a
+ *	guarantee
  * @tg: task group of the whole subtree (NULL: the root task group)
  * @self_tg: task group of the group's own tasks
  * @retired_ns: CPU time of removed children (root only: other groups'
@@ -106,6 +125,13 @@ struct rc_group {
 	struct rc_group *parent;
 	struct list_head children;
 	struct list_head sibling;
+	struct list_head guaranteed;
+	struct list_head gnode;
+	int kind;
+	int nfree;
+	unsigned long span;
+	u64 all;
+	unsigned long free_weight;
 	struct task_group *tg;
 	struct task_group *self_tg;
 	u64 retired_ns;
@@ -138,51 +164,138 @@ static struct rc_group *to_rc(struct res_shares *s)
 	return container_of(s, struct rc_group, shares);
 }
 
+/* A child's weight: its part @num / @den of its parent's @all. */
 static unsigned long rc_weight(u64 all, u64 num, u64 den)
 {
-	u64 w = den ? div64_u64(all * num, den) : 0;
+	u64 w = den ? mul_u64_u64_div_u64(all, num, den) : 0;
 
 	return clamp_t(u64, w, RC_WEIGHT_MIN, RC_WEIGHT_MAX);
 }
 
-/*
- * The root's whole weight: its unused part, shared by @k, weighs
- * RC_WEIGHT_ONE each, as far as the largest guarantee's weight allows.
- */
-static u64 rc_root_weight(struct rc_group *root, int div, int unused, u64 k)
-{
-	u64 all = unused ? div64_u64(RC_WEIGHT_ONE * div * k, unused) : U64_MAX;
-	int top = 0;
-	struct rc_group *c;
+/* Which of its parent's weights @c takes (rc_mutex). */
+enum { RC_FREE, RC_ZERO, RC_GUARANTEED };
 
-	list_for_each_entry(c, &root->children, sibling)
-		top = max(top, c->shares.min_shares);
-	if (top > 0)
-		all = min(all, div64_u64(RC_WEIGHT_MAX * div, top));
-	return all == U64_MAX ? RC_WEIGHT_ONE * k : all;
+static int rc_kind(struct rc_group *c)
+{
+	if (c->shares.min_shares < 0)
+		return RC_FREE;
+	return c->shares.min_shares ? RC_GUARANTEED : RC_ZERO;
 }
 
 /*
- * Weights of @p's self_tg and children: guarantees first, the unused part
- * equally among the self_tg and the children without one.
+ * @p's @all and @free_weight for its @span. Below the root the children
+ * weigh RC_WEIGHT_ALL together. At the root, the unused part weighs
+ * RC_WEIGHT_ONE per equal share, as far as the largest guarantee's weight
+ * allows (its @all x top / div at most RC_WEIGHT_MAX).
+ */
+static void rc_scale(struct rc_group *p)
+{
+	u64 div = p->shares.child_shares_divisor;
+	u64 unused = max(p->shares.unused, 0);
+	u64 top = 0;
+	struct rc_group *c;
+
+	p->all = RC_WEIGHT_ALL;
+	if (!p->parent) {
+		list_for_each_entry(c, &p->guaranteed, gnode)
+			top = max_t(u64, top, c->shares.min_shares);
+		/*
+		 * RC_WEIGHT_ONE x div x span / unused, or the cap. (Unused 0
+		 * and no guarantee: only while cpu.ko unloads, when the
+		 * children's guarantees are dropped but not given back.)
+		 */
+		if (top && p->span * top > (RC_WEIGHT_MAX / RC_WEIGHT_ONE) * unused)
+			p->all = div64_u64(RC_WEIGHT_MAX * div, top);
+		else if (unused)
+			p->all = mul_u64_u64_div_u64(RC_WEIGHT_ONE * p->span, div,
+						     unused);
+		else
+			p->all = RC_WEIGHT_ONE * p->span;
+	}
+	p->free_weight = rc_weight(p->all, unused, div * p->span);
+}
+
+/*
+ * The guaranteed children's weights: m x k / unused times @free_weight,
+ * as it was set (so that rounding it does not change the ratios), or,
+ * with nothing unused, their parts m / div of @p's whole.
+ */
+static void rc_set_guaranteed(struct rc_group *p)
+{
+	u64 div = p->shares.child_shares_divisor;
+	u64 unused = max(p->shares.unused, 0);
+	u64 k = p->nfree + 1, mk;
+	unsigned long w;
+	struct rc_group *c;
+
+	list_for_each_entry(c, &p->guaranteed, gnode) {
+		mk = c->shares.min_shares * k;
+		if (!unused)
+			w = rc_weight(p->all, mk, div * p->span);
+		else if (div64_u64(mk, unused) >= RC_WEIGHT_MAX)
+			w = RC_WEIGHT_MAX;
+		else
+			w = rc_weight(p->free_weight, mk, unused);
+		res_group_sched_set_weight(c->tg, w);
+	}
+}
+
+/*
+ * Weights of @p's self_tg and of all its children, after a change of its
+ * shares or of a child's: guarantees first, the unused part equally among
+ * the self_tg and the children without one.
  */
 static void rc_set_weights(struct rc_group *p)
 {
-	int div = p->shares.child_shares_divisor;
-	int unused = max(p->shares.unused, 0);
-	u64 all = RC_WEIGHT_ALL, k = 1;
 	struct rc_group *c;
 
+	p->nfree = 0;
+	INIT_LIST_HEAD(&p->guaranteed);
+	list_for_each_entry(c, &p->children, sibling) {
+		c->kind = rc_kind(c);
+		if (c->kind == RC_FREE)
+			p->nfree++;
+		else if (c->kind == RC_GUARANTEED)
+			list_add_tail(&c->gnode, &p->guaranteed);
+	}
+	p->span = roundup_pow_of_two(p->nfree + 1);
+	rc_scale(p);
+	res_group_sched_set_weight(p->self_tg, p->free_weight);
 	list_for_each_entry(c, &p->children, sibling)
-		if (c->shares.min_shares < 0)
-			k++;
-	if (!p->parent)
-		all = rc_root_weight(p, div, unused, k);
-	res_group_sched_set_weight(p->self_tg, rc_weight(all, unused, div * k));
-	list_for_each_entry(c, &p->children, sibling)
-		res_group_sched_set_weight(c->tg, c->shares.min_shares >= 0 ?
-					   rc_weight(all, c->shares.min_shares, div) :
-					   rc_weight(all, unused, div * k));
+		if (c->kind != RC_GUARANTEED)
+			res_group_sched_set_weight(c->tg, c->kind == RC_FREE ?
+						   p->free_weight : RC_WEIGHT_MIN);
+	rc_set_guaranteed(p);
+}
+
+/* @c, new and without a guarantee, is one of @p's children now. */
+static void rc_child_added(struct rc_group *p, struct rc_group *c)
+{
+	c->kind = RC_FREE;
+	if (++p->nfree + 1 > p->span) {
+		rc_set_weights(p);
+		return;
+	}
+	res_group_sched_set_weight(c->tg, p->free_weight);
+	rc_set_guaranteed(p);
+}
+
+/* @c is no longer one of @p's children (its min_shares given back). */
+static void rc_child_removed(struct rc_group *p, struct rc_group *c)
+{
+	switch (c->kind) {
+	case RC_FREE:
+		if ((--p->nfree + 1) * 4 <= p->span)
+			rc_set_weights(p);
+		else
+			rc_set_guaranteed(p);
+		break;
+	case RC_GUARANTEED:
+		/* The parent's unused part and largest guarantee changed. */
+		list_del(&c->gnode);
+		rc_set_weights(p);
+		break;
+	}
 }
 
 /*
@@ -332,7 +445,12 @@ static void rc_shares_changed(struct res_shares *s)
 	struct rc_group *g = to_rc(s);
 
 	mutex_lock(&rc_mutex);
-	if (g->parent)
+	/*
+	 * The parent's weights depend on @g's min_shares only: not weighed
+	 * again unless @g gained, lost or changed a guarantee (an rmdir
+	 * resets a group's shares first: this keeps it O(1)).
+	 */
+	if (g->parent && (rc_kind(g) != g->kind || g->kind == RC_GUARANTEED))
 		rc_set_weights(g->parent);
 	rc_set_weights(g);
 	rc_set_bandwidth(g);
@@ -380,9 +498,10 @@ static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 		goto fail_tg;
 	g->parent = p;
 	g->depth = p ? p->depth + 1 : 0;
+	INIT_LIST_HEAD(&g->guaranteed);
 	if (p) {
 		list_add_tail(&g->sibling, &p->children);
-		rc_set_weights(p);
+		rc_child_added(p, g);
 	}
 	rc_set_weights(g);
 	mutex_unlock(&rc_mutex);
@@ -413,7 +532,7 @@ static void rc_free_shares(struct res_shares *s)
 			p->retired_ns += st.usage_ns;
 		}
 		list_del(&g->sibling);
-		rc_set_weights(p);
+		rc_child_removed(p, g);
 	}
 	mutex_unlock(&rc_mutex);
 	/*

@@ -6,7 +6,8 @@
  * and caps, every group's shares[] and every res_shares value are under
  * rg_mutex. A group's eff[] is
  * written under rg_mutex and the group's lock, with rg_fork_sem held for
- * write (forks read it holding rg_fork_sem for read). Group memory is
+ * write (forks read it holding rg_fork_sem for read), or by its rmdir
+ * once no fork has it pinned and none can (tasks.c). Group memory is
  * freed after an RCU grace period, so task->res_group may be followed
  * under rcu_read_lock().
  */
@@ -147,15 +148,48 @@ void rg_group_drop_shares(struct res_group *grp, struct res_controller *ctl,
 			  bool parent_too)
 {
 	struct res_shares *s = grp->shares[ctl->id];
+	int max;
 
 	if (!s)
 		return;
 	grp->shares[ctl->id] = NULL;
 	grp->eff[ctl->id] = NULL;
+	max = s->max_shares;
 	rg_shares_reset(s, parent_too ? s->parent : NULL);
-	if (parent_too && grp->parent)
+	/*
+	 * Only the removal of the largest ceiling can lower the parent's
+	 * children_max: the others leave the siblings alone (an rmdir costs
+	 * the same however many siblings there are).
+	 */
+	if (parent_too && s->parent && max >= s->parent->children_max)
 		rg_children_max_update(grp->parent, ctl->id);
 	ctl->free_shares(s);
+}
+
+/*
+ * rmdir, before the tasks leave: every controller's shares of @grp back
+ * to the defaults (docs: "Resets"), and the controllers told, so that no
+ * guarantee of @grp is still reserved in its parent while its tasks
+ * arrive there. Caller holds rg_mutex.
+ */
+static void rg_group_reset_shares(struct res_group *grp)
+{
+	struct res_controller *ctl;
+	struct res_shares *s;
+	int max;
+
+	list_for_each_entry(ctl, &rg_controllers, list) {
+		s = grp->shares[ctl->id];
+		if (!s)
+			continue;
+		max = s->max_shares;
+		rg_shares_reset(s, s->parent);
+		/* Only the largest ceiling's removal lowers children_max. */
+		if (s->parent && max >= s->parent->children_max)
+			rg_children_max_update(grp->parent, ctl->id);
+		if (ctl->shares_changed)
+			ctl->shares_changed(s);
+	}
 }
 
 /* Every controller's shares of @grp, which is out of the tree. */
@@ -275,18 +309,18 @@ void rg_children_max_update(struct res_group *grp, int id)
  * rg_group_remove - rmdir: move the tasks to the parent, drop the shares
  * @grp: a group without children
  *
- * Takes rg_fork_sem for write (no fork may be entering @grp) and rg_mutex.
+ * Waits for the forks that pinned @grp (tasks.c), then takes rg_mutex.
  */
 void rg_group_remove(struct res_group *grp)
 {
-	percpu_down_write(&rg_fork_sem);
+	rg_tasks_seal(grp);
 	mutex_lock(&rg_mutex);
-	rg_tasks_move_all(grp, grp->parent);
 	list_del_init(&grp->sibling);
+	rg_group_reset_shares(grp);
+	rg_tasks_move_out(grp);
 	rg_descendants_add(grp->parent, -1);
 	rg_group_free_shares(grp);
 	mutex_unlock(&rg_mutex);
-	percpu_up_write(&rg_fork_sem);
 }
 
 /* The last reference is gone (configfs release). */

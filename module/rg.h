@@ -5,8 +5,11 @@
  * Locks, outermost first (each file says which it takes):
  * 1. rg_fork_sem (percpu rwsem): read-held by a fork from can_fork to
  *    post_fork/cancel_fork; write-held by whatever changes which shares
- *    a fork would charge, or removes a group: controller (un)registration,
- *    rmdir, module load and unload.
+ *    every fork would charge: controller (un)registration, module load
+ *    and unload. An rmdir takes no lock that forks elsewhere wait for: it
+ *    marks its group @dying, waits for the forks pinned to it (@forking)
+ *    before it takes rg_mutex, then moves its tasks out a batch at a time
+ *    (tasks.c).
  * 2. rg_mutex: the group tree, the controller list, every res_shares value.
  * 3. res_group.lock (spinlock), two at most, taken in address order
  *    (rg_lock_two()): the group's task list, task->res_group of its
@@ -16,6 +19,7 @@
 #ifndef _RES_GROUPS_RG_H
 #define _RES_GROUPS_RG_H
 
+#include <linux/atomic.h>
 #include <linux/configfs.h>
 #include <linux/mutex.h>
 #include <linux/percpu-rwsem.h>
@@ -42,6 +46,10 @@
  *	fails (rg_mutex; RG_CAP_MAX: no cap)
  * @max_depth: a mkdir of a group deeper than this below this group fails
  *	(rg_mutex; RG_CAP_MAX: no cap)
+ * @forking: forks between can_fork and post_fork (or cancel_fork) whose
+ *	child is to join this group (not counted for the root)
+ * @dying: set once by rmdir: no fork may pin the group any more (read
+ *	without locks)
  * @rcu: frees the group after readers of task->res_group are done
  * @name: the directory name (copied: configfs frees its own copy early)
  */
@@ -59,6 +67,8 @@ struct res_group {
 	int nr_descendants;
 	int max_descendants;
 	int max_depth;
+	atomic_t forking;
+	bool dying;
 	struct rcu_head rcu;
 	char name[];
 };
@@ -104,7 +114,8 @@ void rg_tasks_exit(void);
 void rg_tasks_attach_all(void);
 void rg_tasks_detach_all(void);
 int rg_task_move(struct task_struct *tsk, struct res_group *to);
-void rg_tasks_move_all(struct res_group *from, struct res_group *to);
+void rg_tasks_seal(struct res_group *grp);
+void rg_tasks_move_out(struct res_group *grp);
 void rg_tasks_set_eff(struct res_group *grp, int id, struct res_shares *eff);
 
 /* registry.c: controllers */

@@ -11,7 +11,8 @@
  * ceiling rule under the same hold as the move); max_descendants and
  * max_depth are read and written under rg_mutex, and checked by mkdir
  * under it. mkdir takes rg_mutex, rmdir (with configfs' directory locks
- * held) rg_fork_sem then rg_mutex: so nothing here takes a VFS lock while
+ * held) waits for the forks that pinned its group (tasks.c), then takes
+ * rg_mutex: so nothing here takes a VFS lock while
  * holding rg_mutex, and the permission checks that look files up
  * (members of a common ancestor, a parent's cap files, a parent's shares
  * for a guarantee or ceiling of a controller that precedes cgroup) only

@@ -14,8 +14,17 @@
  * - move_task() of every controller is called under the locks of the
  *   groups involved, so a controller sees each task's moves in order.
  * - A fork holds rg_fork_sem for read from can_fork to post_fork or
- *   cancel_fork. Whatever would change the shares a fork is charged to
- *   (controller registration, rmdir, load, unload) takes it for write.
+ *   cancel_fork. Whatever would change the shares every fork is charged
+ *   to (controller registration, load, unload) takes it for write.
+ * - A fork also pins the group its child is to join (res_group.forking),
+ *   unless that is the root, which is never removed. An rmdir marks its
+ *   group dying, waits until no fork has it pinned, then moves its tasks
+ *   to the parent a batch at a time, dropping the locks in between: so
+ *   forks elsewhere never wait for it, and those of the group's own
+ *   tasks, which no longer pin it, join the parent (where the rmdir is
+ *   moving their parent anyway). It waits without rg_mutex, which moves
+ *   and other writes need. Nothing joins a dying group: forks do not pin
+ *   it, and configfs refuses writes to its members once it is removed.
  * - Between can_fork and post_fork the child points at its group but is
  *   not on its list (rg_forking()), and may already be found by pid: a
  *   move waits for post_fork (rg_post_fork() wakes it), so that no move
@@ -147,6 +156,42 @@ static bool rg_fork_by_kernel(struct kernel_clone_args *args)
 	return args->kthread || (current->flags & PF_KTHREAD);
 }
 
+/*
+ * Pin @grp, or its nearest ancestor that is not being removed, for a
+ * fork's child. Caller holds rcu_read_lock() (a removed group's memory
+ * and its parent pointer stay valid meanwhile). Return: the group pinned.
+ */
+static struct res_group *rg_fork_pin(struct res_group *grp)
+{
+	while (grp != &rg_root) {
+		atomic_inc(&grp->forking);
+		/* Pairs with the smp_mb() of rg_tasks_seal(). */
+		smp_mb__after_atomic();
+		if (!READ_ONCE(grp->dying))
+			break;
+		/* Not pinned after all: the rmdir may be waiting. */
+		if (atomic_dec_and_test(&grp->forking))
+			wake_up_var(&grp->forking);
+		grp = grp->parent;
+	}
+	return grp;
+}
+
+/* The fork pinning @grp is over (its child joined, or it failed). */
+static void rg_fork_unpin(struct res_group *grp)
+{
+	if (grp == &rg_root)
+		return;
+	/*
+	 * Once the count is 0 the rmdir may end and free @grp (after a
+	 * grace period): look at @grp no more than in this RCU section.
+	 */
+	rcu_read_lock();
+	if (atomic_dec_and_test(&grp->forking) && READ_ONCE(grp->dying))
+		wake_up_var(&grp->forking);
+	rcu_read_unlock();
+}
+
 static void rg_cancel_charges(struct res_group *grp, int upto)
 {
 	int id;
@@ -175,9 +220,10 @@ static int rg_can_fork(struct task_struct *child,
 	 */
 	if (rg_fork_by_kernel(args))
 		goto out;
-	/* The group cannot go away: rmdir needs rg_fork_sem for write. */
+	/* Pinned, the group cannot go away: its rmdir waits for us. */
 	rcu_read_lock();
 	grp = rcu_dereference(rg_fork_parent(args)->res_group) ?: &rg_root;
+	grp = rg_fork_pin(grp);
 	rcu_read_unlock();
 	for (id = 0; id < RES_GROUP_MAX_CONTROLLERS; id++) {
 		if (!grp->eff[id] || !rg_ctls[id]->can_fork)
@@ -185,6 +231,7 @@ static int rg_can_fork(struct task_struct *child,
 		ret = rg_ctls[id]->can_fork(grp->eff[id]);
 		if (ret) {
 			rg_cancel_charges(grp, id);
+			rg_fork_unpin(grp);
 			percpu_up_read(&rg_fork_sem);
 			return ret;
 		}
@@ -206,6 +253,7 @@ static void rg_cancel_fork(struct task_struct *child,
 	if (!rg_fork_by_kernel(args))
 		rg_cancel_charges(grp, RES_GROUP_MAX_CONTROLLERS);
 	RCU_INIT_POINTER(child->res_group, NULL);
+	rg_fork_unpin(grp);
 	percpu_up_read(&rg_fork_sem);
 }
 
@@ -231,6 +279,7 @@ static void rg_post_fork(struct task_struct *child,
 		rg_join(child, grp, rg_fork_by_kernel(args) ?
 			RES_GROUP_ATTACH : RES_GROUP_FORK);
 		spin_unlock(&grp->lock);
+		rg_fork_unpin(grp);
 		percpu_up_read(&rg_fork_sem);
 		/*
 		 * A move of @child may be waiting for its fork to end. Order
@@ -378,23 +427,59 @@ int rg_task_move(struct task_struct *tsk, struct res_group *to)
 	return 0;
 }
 
-/**
- * rg_tasks_move_all - move every task of @from to @to
- * @from: a group being removed
- * @to: its parent
- *
- * Caller holds rg_fork_sem for write (no fork can be entering @from) and
- * rg_mutex (no move can target it); configfs refuses writes to a removed
- * directory, so nothing joins @from afterwards.
- */
-void rg_tasks_move_all(struct res_group *from, struct res_group *to)
-{
-	struct task_struct *t, *n;
+/* Tasks moved per hold of the two groups' locks by an rmdir. */
+#define RG_MOVE_BATCH	64
 
-	rg_lock_two(from, to);
-	list_for_each_entry_safe(t, n, &from->tasks, res_group_node)
-		rg_switch(t, from, to);
-	rg_unlock_two(from, to);
+/**
+ * rg_tasks_seal - an rmdir's first part: no fork pins @grp any more
+ * @grp: a group being removed, without children
+ *
+ * Waits for the forks that pinned @grp; takes no lock, so that nothing
+ * waits for a held fork but this rmdir (moves and other writes take
+ * rg_mutex). Nothing joins @grp afterwards: forks no longer pin it, and
+ * configfs refuses writes to a removed directory (its members too).
+ */
+void rg_tasks_seal(struct res_group *grp)
+{
+	WRITE_ONCE(grp->dying, true);
+	/* Pairs with the smp_mb__after_atomic() of rg_fork_pin(). */
+	smp_mb();
+	wait_var_event(&grp->forking, !atomic_read(&grp->forking));
+}
+
+/* Tasks moved per hold of the two groups' locks by an rmdir. */
+#define RG_MOVE_BATCH	64
+
+/**
+ * rg_tasks_move_out - an rmdir's second part: every task of @grp is moved
+ * to its parent
+ * @grp: a group sealed by rg_tasks_seal()
+ *
+ * Caller holds rg_mutex (no move can take a task out meanwhile). The tasks
+ * go a batch at a time: the locks are never held for more than
+ * RG_MOVE_BATCH moves, and only @grp's own tasks (and the parent's exits)
+ * ever wait for them.
+ */
+void rg_tasks_move_out(struct res_group *grp)
+{
+	struct res_group *to = grp->parent;
+	struct task_struct *t, *n;
+	bool done;
+	int i;
+
+	lockdep_assert_held(&rg_mutex);
+	do {
+		i = 0;
+		rg_lock_two(grp, to);
+		list_for_each_entry_safe(t, n, &grp->tasks, res_group_node) {
+			if (i++ == RG_MOVE_BATCH)
+				break;
+			rg_switch(t, grp, to);
+		}
+		done = list_empty(&grp->tasks);
+		rg_unlock_two(grp, to);
+		cond_resched();
+	} while (!done);
 }
 
 /**

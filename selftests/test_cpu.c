@@ -481,6 +481,69 @@ TEST_F_TIMEOUT(cpu, own_tasks_and_unguaranteed_children_share_equally, 120)
 	expect_whole(_metadata, "a + a/c", part[0] + part[1]);
 }
 
+/*
+ * A guaranteed group's weight follows its unguaranteed siblings: with k
+ * equal parts of the unused 90 (p's own tasks and its children without a
+ * guarantee, busy or idle), a (min 10) and b (none), both busy, split
+ * 10k:90. Idle siblings are added (k = 8, 0.47), then some removed (k = 5,
+ * 0.357): cpu.ko weighs only the new or removed group and the guaranteed
+ * ones while k stays within a power of two (docs, "The CPU controller"),
+ * so a's weight must follow both ways. The quick tier skips the first
+ * measurement (k = 2, 0.18).
+ */
+TEST_F_TIMEOUT(cpu, guarantee_follows_the_number_of_siblings, 120)
+{
+	static const int ks[] = { 2, 8, 5 };
+	double part[2];
+	char name[32];
+	int i, k = 2;
+	pid_t p[2];
+
+	ASSERT_EQ(0, rg_mkdir("p"));
+	ASSERT_EQ(0, rg_mkdir("p/a"));
+	ASSERT_EQ(0, rg_mkdir("p/b"));
+	ASSERT_EQ(0, cpu_set("p/a", "min_shares=10"));
+	p[0] = busy_start("p/a", 2 * ncpus());
+	p[1] = busy_start("p/b", 2 * ncpus());
+	ASSERT_GT(p[0], 0);
+	ASSERT_GT(p[1], 0);
+	for (i = rg_quick() ? 1 : 0; i < 3; i++) {
+		for (; k < ks[i]; k++) {
+			snprintf(name, sizeof(name), "p/i%d", k);
+			ASSERT_EQ(0, rg_mkdir(name));
+		}
+		for (; k > ks[i]; k--) {
+			snprintf(name, sizeof(name), "p/i%d", k - 1);
+			ASSERT_EQ(0, rg_rmdir(name));
+		}
+		ASSERT_EQ(0, measure(p, 2, part));
+		TH_LOG("k %d: a %.3f b %.3f", k, part[0], part[1]);
+		expect_share(_metadata, "a's share",
+			     part[0] / (part[0] + part[1]),
+			     10.0 * k / (10.0 * k + 90), TOL_SPLIT);
+	}
+}
+
+/*
+ * cpu.ko unloads with the root's guarantees summing to its divisor
+ * (nothing unused), and loads again: the unload drops each group's
+ * shares without giving its guarantee back, and the root's weights were
+ * once worked out from that (a division by the unused part, zero).
+ */
+TEST_F_TIMEOUT(cpu, unload_with_nothing_unused, 60)
+{
+	if (cpu_absent())
+		SKIP(return, "the cpu controller is not loaded");
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_mkdir("b"));
+	ASSERT_EQ(0, cpu_set("a", "min_shares=70"));
+	ASSERT_EQ(0, cpu_set("b", "min_shares=30"));
+	EXPECT_EQ(0, rg_rmmod("cpu"));
+	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	EXPECT_EQ(100, rg_get("", "shares", "cpu", "child_shares_divisor"));
+	EXPECT_EQ(0, cpu_set("a", "min_shares=70"));
+}
+
 /* max_shares=25 holds on an idle machine. */
 TEST_F_TIMEOUT(cpu, ceiling, 120)
 {

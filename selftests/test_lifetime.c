@@ -179,6 +179,7 @@ FIXTURE_TEARDOWN(straddle)
 		rg_kill(self->forker);
 	if (self->from_forker >= 0)
 		close(self->from_forker);
+	rg_remove_all_groups();
 	rg_unload_all();
 	rg_stall_unload();
 }
@@ -434,6 +435,189 @@ static int held_shares_write(const char *req)
 	if (waitpid(pid, &status, 0) != pid || rg_exit_code(status))
 		return -1;
 	return held;
+}
+
+/* rmdir in a child process (it may wait for a held fork): its pid, or -1. */
+static pid_t start_rmdir(const char *group)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(rg_rmdir(group) ? 1 : 0);
+	return pid;
+}
+
+/* Child @pid's exit code once it ends; -1 if it is still running after @ms. */
+static int wait_child(pid_t pid, int ms)
+{
+	int i, status;
+
+	for (i = 0; i < ms / 10; i++) {
+		switch (waitpid(pid, &status, WNOHANG)) {
+		case 0:
+			break;
+		case -1:
+			return -1;	/* not ours, or reaped already */
+		default:
+			return rg_exit_code(status);
+		}
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* The straddler started in @group (we go there and back), its fork held. */
+static int hold_fork_in(struct _test_data_straddle *self, const char *group)
+{
+	if (rg_move(group, getpid()))
+		return -1;
+	self->forker = start_straddler(&self->from_forker);
+	if (rg_move("", getpid()) || self->forker <= 0)
+		return -1;
+	return rg_stall_wait(1);
+}
+
+/*
+ * An rmdir waits for no fork but those into its own group: with a fork
+ * in a held (pinned to a), the rmdir of b ends at once. (Before, every
+ * rmdir took a lock that every fork on the machine holds, and waited
+ * here for the held fork.) The held child then joins a.
+ */
+TEST_F_TIMEOUT(straddle, rmdir_does_not_wait_for_forks_into_other_groups, 120)
+{
+	pid_t rmdirer;
+
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_mkdir("b"));
+	ASSERT_EQ(0, hold_fork_in(self, "a"));
+	rmdirer = start_rmdir("b");
+	ASSERT_LT(0, rmdirer);
+	EXPECT_EQ(0, wait_child(rmdirer, 10000));
+	EXPECT_EQ(1, rg_stall_get("stalled"));
+	rg_stall_release();
+	self->child = read_child(self->from_forker);
+	ASSERT_LT(0, self->child);
+	EXPECT_EQ(1, times_listed("a", self->child));
+	EXPECT_EQ(1, times_listed("a", self->forker));
+	/* (if it waited: now that the fork went on; -1 once reaped) */
+	wait_child(rmdirer, 20000);
+}
+
+/*
+ * An rmdir waits for the forks into its group, asleep, then moves the
+ * forked child with the other tasks: the held child ends up in the
+ * parent (the root), listed once, and the group is gone.
+ */
+TEST_F_TIMEOUT(straddle, rmdir_waits_for_a_fork_into_its_group, 120)
+{
+	char buf[512];
+	const char *st;
+	int i, seen;
+	pid_t rmdirer;
+
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("z"));
+	ASSERT_EQ(0, hold_fork_in(self, "z"));
+	rmdirer = start_rmdir("z");
+	ASSERT_LT(0, rmdirer);
+	/* Asleep in D at three reads 50 ms apart. */
+	for (i = 0, seen = 0; i < 400 && seen < 3; i++) {
+		st = rg_proc_stat(rmdirer, buf, sizeof(buf));
+		seen = st && *st == 'D' ? seen + 1 : 0;
+		usleep(50000);
+	}
+	EXPECT_EQ(3, seen);
+	EXPECT_EQ(-1, wait_child(rmdirer, 100));
+	rg_stall_release();
+	EXPECT_EQ(0, wait_child(rmdirer, 20000));
+	self->child = read_child(self->from_forker);
+	ASSERT_LT(0, self->child);
+	EXPECT_EQ(1, times_listed("", self->child));
+	EXPECT_EQ(1, times_listed("", self->forker));
+	EXPECT_FALSE(rg_exists(RG_ROOT "/z"));
+}
+
+/* The group /proc/<pid>/res_group names ("" for the root); 0, or -1. */
+static int proc_group(pid_t pid, char *buf, size_t size)
+{
+	char p[64];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/%d/res_group", pid);
+	n = rg_read(p, buf, size);
+	if (n <= 0 || buf[n - 1] != '\n')
+		return -1;
+	buf[n - 1] = 0;
+	return 0;
+}
+
+/*
+ * While an rmdir of z waits for a fork into z (held), another task of z
+ * forks: z no longer takes new forks, so that child joins the parent at
+ * once (the root), while its own parent is still in z (the rmdir moves it
+ * later). A fork that pinned z regardless would be waited for by the
+ * rmdir, its child listed in z until then.
+ */
+TEST_F_TIMEOUT(straddle, fork_in_a_group_being_removed_joins_the_parent, 120)
+{
+	int go[2], back[2];
+	char buf[512], g[256];
+	const char *st;
+	pid_t rmdirer, other, c = -1;
+	int i, seen;
+
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("z"));
+	ASSERT_EQ(0, pipe2(go, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(back, O_CLOEXEC));
+	/* The other task of z: forks a sleeper when told, sends its pid. */
+	other = fork();
+	ASSERT_LE(0, other);
+	if (other == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (rg_move("z", getpid()) || read(go[0], buf, 1) != 1)
+			_exit(1);
+		c = fork();
+		if (c == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+		if (c < 0 || write(back[1], &c, sizeof(c)) != sizeof(c))
+			_exit(1);
+		waitpid(c, NULL, 0);
+		_exit(0);
+	}
+	for (i = 0; i < 500 && rg_is_member("z", other) != 1; i++)
+		usleep(10000);
+	ASSERT_EQ(1, rg_is_member("z", other));
+	ASSERT_EQ(0, hold_fork_in(self, "z"));
+	rmdirer = start_rmdir("z");
+	ASSERT_LT(0, rmdirer);
+	for (i = 0, seen = 0; i < 400 && seen < 3; i++) {
+		st = rg_proc_stat(rmdirer, buf, sizeof(buf));
+		seen = st && *st == 'D' ? seen + 1 : 0;
+		usleep(50000);
+	}
+	EXPECT_EQ(3, seen);
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ((ssize_t)sizeof(c), read(back[0], &c, sizeof(c)));
+	ASSERT_EQ(0, proc_group(c, g, sizeof(g)));
+	EXPECT_STREQ("/", g);
+	ASSERT_EQ(0, proc_group(other, g, sizeof(g)));
+	EXPECT_STREQ("/z", g);
+	EXPECT_EQ(-1, wait_child(rmdirer, 100));
+	rg_stall_release();
+	EXPECT_EQ(0, wait_child(rmdirer, 20000));
+	ASSERT_EQ(0, proc_group(other, g, sizeof(g)));
+	EXPECT_STREQ("/", g);
+	kill(c, SIGKILL);
+	rg_kill(other);
+	close(go[0]);
+	close(go[1]);
+	close(back[0]);
+	close(back[1]);
 }
 
 /*

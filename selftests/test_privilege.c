@@ -843,12 +843,12 @@ static char proc_state(pid_t pid)
 
 /*
  * The EBUSY of a delegated move (docs: "members"): root's rmdir of d/z
- * holds d's directory lock while it waits for rg_fork_sem, which a fork
- * held by the stall module keeps; meanwhile the user's move d -> d/x
- * (common ancestor d) tries d's lock about 100 ticks, gives up with
- * EBUSY, and moves nothing. Once the fork goes on, the rmdir ends and the
- * same move succeeds. The user's task and both writers are forked before
- * the rmdir starts: no fork can start once it waits.
+ * holds d's directory lock while it waits for a fork into d/z, which the
+ * stall module holds; meanwhile the user's move d -> d/x (common
+ * ancestor d) tries d's lock about 100 ticks, gives up with EBUSY, and
+ * moves nothing. Once the fork goes on, the rmdir ends and the same move
+ * succeeds. The user's task and both writers are forked before the rmdir
+ * starts.
  */
 TEST_F(priv, delegated_move_is_busy_while_an_rmdir_holds_the_ancestor)
 {
@@ -906,12 +906,14 @@ TEST_F(priv, delegated_move_is_busy_while_an_rmdir_holds_the_ancestor)
 		_exit(wait_go(p[1][0]) ? 100 : rg_rmdir("d/z") ? 1 : 0);
 	}
 	self->kids[2] = rmdirer;
-	/* rg_straddler: its fork held with rg_fork_sem read-held. */
+	/* rg_straddler: in d/z, its fork held (the rmdir waits for it). */
 	straddler = fork();
 	ASSERT_LE(0, straddler);
 	if (straddler == 0) {
 		close_pipes_but(p, 3, -1, -1);
 		prctl(PR_SET_NAME, "rg_straddler");
+		if (rg_move("d/z", getpid()))
+			_exit(1);
 		c = fork();
 		if (c == 0)
 			_exit(0);
@@ -921,7 +923,7 @@ TEST_F(priv, delegated_move_is_busy_while_an_rmdir_holds_the_ancestor)
 	ASSERT_EQ(0, rg_stall_wait(1));
 	ASSERT_EQ(1, write(p[1][1], "x", 1));
 	/*
-	 * The rmdir waits (for rg_fork_sem, holding d's lock): asleep in D
+	 * The rmdir waits (for the fork into d/z, holding d's lock): asleep in D
 	 * at three reads 50 ms apart (not a moment's allocation before it).
 	 */
 	for (i = 0, seen = 0; i < 1000 && seen < 3; i++) {

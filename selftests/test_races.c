@@ -3,7 +3,8 @@
  * Races between membership changes (docs/res_groups.rst, "Tasks" and
  * "The configfs interface"): moves aimed at tasks still being forked,
  * members and stats read while they grow, load and unload while tasks
- * fork. Each test ends by checking that every list and count agrees.
+ * fork, rmdir of a group whose tasks fork. Each test ends by checking
+ * that every list and count agrees.
  *
  * RG_RACE_SECONDS sets how long the fork/move race runs (default 15 s,
  * 3 s in the quick tier, RG_TIER=quick). The quick tier also starts fewer
@@ -215,6 +216,49 @@ TEST_F_TIMEOUT(races, moves_aimed_at_forking_tasks_wait_for_the_fork, 300)
 	}
 	/* Some moves must have happened, or the test proved nothing. */
 	EXPECT_LT(0, rg_get("b", "stats", "test", "move_in"));
+}
+
+/*
+ * An rmdir of a group whose tasks keep forking: the forks pinned to it
+ * end before its tasks are moved (they are moved with them), and those
+ * that begin once it is being removed join the parent. Nothing is left
+ * in the removed group (a task there would be found by the group's
+ * free, or use it after it), and the parent's counts agree with its
+ * members at the end.
+ */
+TEST_F_TIMEOUT(races, rmdir_while_its_tasks_fork_leaves_none_behind, 300)
+{
+	double end = now() + race_seconds();
+	int i, rounds = 0, missing = 0, members;
+	pid_t forker[2];
+
+	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	while (now() < end) {
+		ASSERT_EQ(0, rg_mkdir("a/c"));
+		for (i = 0; i < 2; i++) {
+			forker[i] = rg_fork_loop_start("a/c");
+			ASSERT_LT(0, forker[i]);
+		}
+		/* (each moves itself there: in a/c before the rmdir) */
+		for (i = 0; i < 2; i++)
+			while (now() < end + 10 &&
+			       rg_is_member("a/c", forker[i]) != 1)
+				usleep(1000);
+		usleep(rounds % 5 * 20000);
+		ASSERT_EQ(0, rg_rmdir("a/c"));
+		for (i = 0; i < 2; i++) {
+			missing += rg_is_member("a", forker[i]) != 1;
+			EXPECT_EQ(0, rg_fork_loop_stop(forker[i]));
+		}
+		rounds++;
+	}
+	TH_LOG("%d rounds", rounds);
+	EXPECT_EQ(0, missing);
+	EXPECT_LT(2, rounds);
+	members = members_count("a", self->buf);
+	EXPECT_EQ(0, members);
+	EXPECT_EQ(members, rg_get("a", "stats", "test", "tasks"));
+	EXPECT_EQ(members, rg_get("a", "stats", "numtasks", "held"));
 }
 
 /* Threads that join @group (the test's leader is in it) until stopped. */
