@@ -6,10 +6,12 @@
  * fork, clone and exit in storms (stress-ng's fork and clone stressors
  * too: a dependency), unload and reload numtasks, cpu, kmem (whose
  * charges and frees the storms make throughout, with the machine's bounds)
- * and the test controller, change total_numtasks, and fork in a group whose numtasks
+ * and the test controller, change total_numtasks, fork in a group whose numtasks
  * limit is 0 (group cap, which it keeps at max_shares=0 across the
- * reloads). Every errno must be one the operation may give, every kind of
- * operation must succeed at least once, every worker must exit 0 (its exit
+ * reloads), and, as uid 1000, move their own tasks within a delegated
+ * subtree (dlg) whose groups root keeps making and removing. Every errno
+ * must be one the operation may give, every kind of operation must
+ * succeed at least once, every worker must exit 0 (its exit
  * status says whether it could join its group, did nothing that succeeded
  * or met an unexpected errno), as must stress-ng, numtasks must have
  * refused forks at cap's limit, every one while it stayed loaded, and
@@ -39,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -59,13 +62,15 @@
 
 enum kind {
 	K_MKDIR, K_RMDIR, K_SHARES, K_STATS_READ, K_STATS_RESET, K_MOVE,
-	K_PROC, K_FORK, K_THREAD, K_RELOAD, K_TOTAL, K_CAP, NKINDS,
+	K_PROC, K_FORK, K_THREAD, K_RELOAD, K_TOTAL, K_CAP, K_DTREE, K_DMOVE,
+	NKINDS,
 };
 
 static const char * const kind_name[NKINDS] = {
 	"mkdir", "rmdir", "shares writes", "stats reads", "stats resets",
 	"moves", "/proc reads", "forks", "threads", "module reloads",
 	"total_numtasks writes", "cap's max_shares=0",
+	"delegated mkdir/rmdir", "delegated moves",
 };
 
 /* Shared by all workers (MAP_SHARED), updated with atomics. */
@@ -83,6 +88,7 @@ static struct shared {
 	long nt_seq;
 	long cap_refused, cap_counted, cap_uncounted;
 	long cap_reloaded, cap_escaped;
+	long dmove_err[7];	/* delegated moves refused, by dmove_errs[] */
 	pid_t pids[MAXPIDS];	/* tasks the movers move around */
 	int npids;		/* published: pids[0..npids) are stored */
 } *sh;
@@ -423,6 +429,8 @@ static void cap_worker(void)
 	}
 }
 
+static void dlg_tree_worker(void);
+
 /*
  * The workers that can put a CPU ceiling back after cpu.ko is unloaded at
  * the end: by a shares write, or by loading cpu.ko again. They are waited
@@ -432,7 +440,8 @@ static void cap_worker(void)
  */
 static int sets_cpu_ceilings(void (*fn)(void))
 {
-	return fn == shares_worker || fn == module_worker;
+	return fn == shares_worker || fn == module_worker ||
+	       fn == dlg_tree_worker;
 }
 
 /* A worker's exit status: what it did. */
@@ -457,6 +466,91 @@ static int worker_status(void)
 }
 
 /*
+ * Delegation: dlg (ceilings of cpu.ko and kmem.ko, so that a user may move
+ * tasks into it) has its members chowned to DLG_UID; root keeps making
+ * and removing dlg/a and dlg/b, chowning their members, and writing
+ * dlg's ceilings again (the module worker's reloads reset them), while
+ * a worker running as DLG_UID moves its own tasks among dlg, dlg/a and
+ * dlg/b. The user's moves may fail only as the docs say a delegated
+ * move may: EBUSY, ENOENT, ENOMEM, EPERM, ESRCH, or EACCES (a members
+ * file not chowned yet).
+ */
+#define DLG_UID 1000
+#define DLG_TASKS 4
+
+static int chown_members(const char *g)
+{
+	char p[256];
+
+	return chown(rg_path(p, sizeof(p), g, "members"), DLG_UID, DLG_UID) ?
+		-errno : 0;
+}
+
+static void dlg_tree_worker(void)
+{
+	char g[16];
+	int ret;
+
+	while (!stopping()) {
+		snprintf(g, sizeof(g), "dlg/%c", 'a' + rnd(2));
+		if (rnd(2)) {
+			ret = rg_mkdir(g);
+			if (!ret)
+				ret = chown_members(g);
+		} else {
+			ret = rg_rmdir(g);
+		}
+		account(K_DTREE, ret, g, EEXIST, ENOENT, 0);
+		rg_set("dlg", "shares", "res=cpu,max_shares=90");
+		rg_set("dlg", "shares", "res=kmem,max_shares=90");
+		usleep(rnd(20000));
+	}
+}
+
+static const int dmove_errs[] = {
+	EBUSY, ENOENT, ENOMEM, EPERM, ESRCH, EACCES, 0
+};
+
+static void dlg_move_worker(void)
+{
+	static const char * const to[] = { "dlg", "dlg/a", "dlg/b" };
+	pid_t kids[DLG_TASKS + 1];
+	int i, ret, e;
+
+	if (setgroups(0, NULL) || setresgid(DLG_UID, DLG_UID, DLG_UID) ||
+	    setresuid(DLG_UID, DLG_UID, DLG_UID))
+		_exit(WS_NO_GROUP);
+	kids[0] = getpid();
+	for (i = 1; i <= DLG_TASKS; i++) {
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+	}
+	while (!stopping()) {
+		i = rnd(DLG_TASKS + 1);
+		if (kids[i] <= 0)
+			continue;
+		ret = rg_move(to[rnd(3)], kids[i]);
+		account(K_DMOVE, ret, "as a user", EBUSY, ENOENT, ENOMEM,
+			EPERM, ESRCH, EACCES, 0);
+		for (e = 0; ret && dmove_errs[e] && dmove_errs[e] != -ret; e++)
+			;
+		if (ret)
+			__atomic_add_fetch(&sh->dmove_err[e], 1,
+					   __ATOMIC_RELAXED);
+	}
+	for (i = 1; i <= DLG_TASKS; i++) {
+		if (kids[i] <= 0)
+			continue;
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+}
+
+/*
  * Start a worker in its own process; it moves to group unless NULL, and
  * exits with worker_status(). Its pid is published to the movers and
  * /proc readers, unless it is one of the workers that set ceilings, or
@@ -473,7 +567,8 @@ static pid_t start(void (*fn)(void), const char *group)
 		fn();
 		_exit(worker_status());
 	}
-	if (pid > 0 && !sets_cpu_ceilings(fn) && fn != cap_worker)
+	if (pid > 0 && !sets_cpu_ceilings(fn) && fn != cap_worker &&
+	    fn != dlg_move_worker)
 		add_pid(pid);
 	return pid;
 }
@@ -764,6 +859,7 @@ int main(void)
 		{ proc_worker, NULL }, { module_worker, NULL },
 		{ fork_worker, "storm" }, { fork_worker, "storm" },
 		{ thread_worker, "storm" }, { cap_worker, "cap" },
+		{ dlg_tree_worker, NULL }, { dlg_move_worker, "dlg" },
 	};
 	const char *secs = getenv("STRESS_SECONDS");
 	int seconds = secs ? atoi(secs) : rg_scaled(30, 10);
@@ -789,7 +885,10 @@ int main(void)
 	if (rg_insmod("module/res_groups.ko", NULL) || rg_insmod(NT_KO, NULL) ||
 	    rg_insmod(CTL_KO, NULL) || rg_insmod(CPU_KO, NULL) ||
 	    rg_insmod(KMEM_KO, NULL) ||
-	    rg_mkdir("storm") || rg_mkdir("cap")) {
+	    rg_mkdir("storm") || rg_mkdir("cap") || rg_mkdir("dlg") ||
+	    rg_set("dlg", "shares", "res=cpu,max_shares=90") ||
+	    rg_set("dlg", "shares", "res=kmem,max_shares=90") ||
+	    chown_members("dlg")) {
 		printf("Bail out! cannot load the modules\n");
 		return 1;
 	}
@@ -908,6 +1007,11 @@ int main(void)
 	for (i = 0; i < NKINDS; i++)
 		printf("# %-22s %8ld done, %8ld refused as expected\n",
 		       kind_name[i], sh->ok[i], sh->refused[i]);
+	printf("# delegated moves refused:");
+	for (i = 0; i < (int)ARRAY_SIZE(dmove_errs); i++)
+		printf(" %s %ld", dmove_errs[i] ? strerrorname_np(dmove_errs[i]) :
+		       "other", sh->dmove_err[i]);
+	printf("\n");
 	tap(sh->unexpected == 0, "no_unexpected_errno", sh->first_unexpected);
 	why[0] = '\0';
 	for (i = 0; i < NKINDS; i++) {
