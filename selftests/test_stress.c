@@ -31,9 +31,11 @@
  * Plain TAP output; the operation counts are printed as comments.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -41,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <grp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -88,7 +89,12 @@ static struct shared {
 	long nt_seq;
 	long cap_refused, cap_counted, cap_uncounted;
 	long cap_reloaded, cap_escaped;
-	long dmove_err[7];	/* delegated moves refused, by dmove_errs[] */
+	/*
+	 * cpu.ko's and kmem.ko's reloads (each forgets dlg's ceiling), and
+	 * the count of them when dlg's ceilings were last both written.
+	 */
+	long ceil_gen, ceil_set;
+	long dmove_err[8];	/* delegated moves refused, by dmove_errs[] */
 	pid_t pids[MAXPIDS];	/* tasks the movers move around */
 	int npids;		/* published: pids[0..npids) are stored */
 } *sh;
@@ -342,6 +348,8 @@ static void reload(const char *name, const char *ko)
 
 	if (nt)
 		__atomic_add_fetch(&sh->nt_seq, 1, __ATOMIC_ACQ_REL);
+	if (!strcmp(name, "cpu") || !strcmp(name, "kmem"))
+		__atomic_add_fetch(&sh->ceil_gen, 1, __ATOMIC_ACQ_REL);
 	account(K_RELOAD, rg_rmmod(name), name, EWOULDBLOCK, 0);
 	usleep(1000 * rnd(50));
 	account(K_RELOAD, rg_insmod(ko, NULL), ko, EEXIST, 0);
@@ -466,17 +474,27 @@ static int worker_status(void)
 }
 
 /*
- * Delegation: dlg (ceilings of cpu.ko and kmem.ko, so that a user may move
- * tasks into it) has its members chowned to DLG_UID; root keeps making
- * and removing dlg/a and dlg/b, chowning their members, and writing
- * dlg's ceilings again (the module worker's reloads reset them), while
- * a worker running as DLG_UID moves its own tasks among dlg, dlg/a and
- * dlg/b. The user's moves may fail only as the docs say a delegated
- * move may: EBUSY, ENOENT, ENOMEM, EPERM, ESRCH, or EACCES (a members
- * file not chowned yet).
+ * Delegation: dlg and dlg2 (ceilings of cpu.ko and kmem.ko, so that a
+ * user may move tasks into them) have their members chowned to DLG_UID;
+ * root keeps making and removing dlg/a and dlg/b, chowning their
+ * members, and writing dlg's ceilings again (the module worker's reloads
+ * reset them), while a worker running as DLG_UID moves its own tasks
+ * among dlg, dlg/a and dlg/b, always to another group than the task's.
+ * Those moves may fail only as the docs say a delegated move may: EBUSY,
+ * ENOENT, ENOMEM, EACCES (a members file not chowned yet), or EPERM, and
+ * that only if cpu.ko or kmem.ko was reloaded since dlg's ceilings were
+ * last written. A move to dlg2, out of the user's subtree, must fail
+ * (EPERM, or EBUSY while root's directory is locked).
  */
 #define DLG_UID 1000
 #define DLG_TASKS 4
+
+static const int dmove_errs[] = {
+	EBUSY, ENOENT, ENOMEM, EPERM, EACCES, 0
+};
+
+static_assert(ARRAY_SIZE(dmove_errs) <= ARRAY_SIZE(sh->dmove_err),
+	      "dmove_err[] counts every dmove_errs[] (and others)");
 
 static int chown_members(const char *g)
 {
@@ -486,36 +504,68 @@ static int chown_members(const char *g)
 		-errno : 0;
 }
 
+/* dlg's ceilings, both written: 0, or -errno of the first that failed. */
+static int dlg_ceilings(const char *g)
+{
+	return rg_set(g, "shares", "res=cpu,max_shares=90") ?:
+	       rg_set(g, "shares", "res=kmem,max_shares=90");
+}
+
 static void dlg_tree_worker(void)
 {
 	char g[16];
-	int ret;
+	long gen;
 
 	while (!stopping()) {
 		snprintf(g, sizeof(g), "dlg/%c", 'a' + rnd(2));
 		if (rnd(2)) {
-			ret = rg_mkdir(g);
-			if (!ret)
-				ret = chown_members(g);
+			account(K_DTREE, rg_mkdir(g), g, EEXIST, 0);
+			account(K_DTREE, chown_members(g), g, ENOENT, 0);
 		} else {
-			ret = rg_rmdir(g);
+			account(K_DTREE, rg_rmdir(g), g, ENOENT, 0);
 		}
-		account(K_DTREE, ret, g, EEXIST, ENOENT, 0);
-		rg_set("dlg", "shares", "res=cpu,max_shares=90");
-		rg_set("dlg", "shares", "res=kmem,max_shares=90");
+		gen = __atomic_load_n(&sh->ceil_gen, __ATOMIC_ACQUIRE);
+		/* EINVAL: the root's divisor was lowered below 90 meanwhile. */
+		if (!dlg_ceilings("dlg"))
+			__atomic_store_n(&sh->ceil_set, gen, __ATOMIC_RELEASE);
 		usleep(rnd(20000));
 	}
 }
 
-static const int dmove_errs[] = {
-	EBUSY, ENOENT, ENOMEM, EPERM, ESRCH, EACCES, 0
-};
+/* The index in @to of @pid's group (/proc/<pid>/res_group), or -1. */
+static int dlg_group_of(pid_t pid, const char * const *to, int n)
+{
+	char p[64], buf[64];
+	ssize_t len;
+	int i;
+
+	snprintf(p, sizeof(p), "/proc/%d/res_group", pid);
+	len = rg_read(p, buf, sizeof(buf));
+	if (len < 2 || buf[0] != '/' || buf[len - 1] != '\n')
+		return -1;
+	buf[len - 1] = '\0';
+	for (i = 0; i < n; i++)
+		if (!strcmp(buf + 1, to[i]))
+			return i;
+	return -1;
+}
+
+static void dlg_count_refusal(int ret)
+{
+	int e;
+
+	for (e = 0; dmove_errs[e] && dmove_errs[e] != -ret; e++)
+		;
+	__atomic_add_fetch(&sh->dmove_err[e], 1, __ATOMIC_RELAXED);
+}
 
 static void dlg_move_worker(void)
 {
 	static const char * const to[] = { "dlg", "dlg/a", "dlg/b" };
 	pid_t kids[DLG_TASKS + 1];
-	int i, ret, e;
+	int i, from, t, ret;
+	bool ceilings;
+	long gen;
 
 	if (setgroups(0, NULL) || setresgid(DLG_UID, DLG_UID, DLG_UID) ||
 	    setresuid(DLG_UID, DLG_UID, DLG_UID))
@@ -525,26 +575,41 @@ static void dlg_move_worker(void)
 		kids[i] = fork();
 		if (kids[i] == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != kids[0])
+				_exit(0);
 			for (;;)
 				pause();
 		}
+		if (kids[i] < 0)
+			_exit(WS_NO_GROUP);
 	}
 	while (!stopping()) {
 		i = rnd(DLG_TASKS + 1);
-		if (kids[i] <= 0)
+		if (rnd(8) == 0) {
+			/* Out of the subtree: never. */
+			ret = rg_move("dlg2", kids[i]);
+			if (ret)
+				dlg_count_refusal(ret);
+			account(K_DMOVE, ret ?: -EOWNERDEAD, "out to dlg2",
+				EPERM, EBUSY, 0);
 			continue;
-		ret = rg_move(to[rnd(3)], kids[i]);
-		account(K_DMOVE, ret, "as a user", EBUSY, ENOENT, ENOMEM,
-			EPERM, ESRCH, EACCES, 0);
-		for (e = 0; ret && dmove_errs[e] && dmove_errs[e] != -ret; e++)
-			;
+		}
+		from = dlg_group_of(kids[i], to, 3);
+		if (from < 0)
+			continue;
+		t = (from + 1 + rnd(2)) % 3;
+		gen = __atomic_load_n(&sh->ceil_gen, __ATOMIC_ACQUIRE);
+		ceilings = __atomic_load_n(&sh->ceil_set, __ATOMIC_ACQUIRE) == gen;
+		ret = rg_move(to[t], kids[i]);
 		if (ret)
-			__atomic_add_fetch(&sh->dmove_err[e], 1,
-					   __ATOMIC_RELAXED);
+			dlg_count_refusal(ret);
+		if (ret == -EPERM && ceilings &&
+		    __atomic_load_n(&sh->ceil_gen, __ATOMIC_ACQUIRE) == gen)
+			ret = -EOWNERDEAD;	/* EPERM under dlg's ceilings */
+		account(K_DMOVE, ret, to[t], EBUSY, ENOENT, ENOMEM, EPERM,
+			EACCES, 0);
 	}
 	for (i = 1; i <= DLG_TASKS; i++) {
-		if (kids[i] <= 0)
-			continue;
 		kill(kids[i], SIGKILL);
 		waitpid(kids[i], NULL, 0);
 	}
@@ -784,8 +849,9 @@ static const char *check_held(char *why, size_t size)
  * kmem.ko's counters after the storm (no charge in flight any more, frees
  * may be): held of a group covers its children's (read first, so that a
  * free meanwhile can only lower the children), and the root's is within
- * total_kmem. No kmem shares are written: every bound is the machine's,
- * so nothing was refused for kernel memory.
+ * total_kmem. The only kmem shares written are dlg's and dlg2's
+ * ceilings of 90 % of the machine (for the delegated moves), which the
+ * few tasks there never come near: nothing is refused for kernel memory.
  */
 static const char *check_kmem(char *why, size_t size)
 {
@@ -886,9 +952,8 @@ int main(void)
 	    rg_insmod(CTL_KO, NULL) || rg_insmod(CPU_KO, NULL) ||
 	    rg_insmod(KMEM_KO, NULL) ||
 	    rg_mkdir("storm") || rg_mkdir("cap") || rg_mkdir("dlg") ||
-	    rg_set("dlg", "shares", "res=cpu,max_shares=90") ||
-	    rg_set("dlg", "shares", "res=kmem,max_shares=90") ||
-	    chown_members("dlg")) {
+	    rg_mkdir("dlg2") || dlg_ceilings("dlg") || dlg_ceilings("dlg2") ||
+	    chown_members("dlg") || chown_members("dlg2")) {
 		printf("Bail out! cannot load the modules\n");
 		return 1;
 	}
