@@ -319,6 +319,32 @@ for t, what in RD.items():
             print(f"{t:<14} {cfg:<7} {med(t, cfg):>10.0f} "
                   f"{max(raw[t][cfg]):>8.0f}  {what}, {rn[cfg]}")
 
+MB = {"forkmax_idle": "longest fork, root of 30,000 tasks, alone",
+      "forkmax_read": "longest fork, root, a user reading members",
+      "forkmax_busy": "longest fork, root, a user reading /proc/loadavg",
+      "forkmed_idle": "median fork, root, alone",
+      "forkmed_read": "median fork, root, a user reading members",
+      "forkmed_busy": "median fork, root, a user reading /proc/loadavg",
+      "read30k": "one read of the root's members, 30,000 tasks"}
+for tag, how in (("m", "icount, one vCPU"),
+                 ("m2", "plain TCG, two vCPUs, a reader on each")):
+    if not any(raw.get(tag + t) for t in MB):
+        continue
+    print()
+    print(f"members ({how})")
+    print(f"{'test':<16} {'median us':>10} {'rounds us':>20}")
+    for t, what in MB.items():
+        k = tag + t
+        units[k] = "us, " + what + " (" + how + ")"
+        if raw.get(k, {}).get("rg"):
+            v = raw[k]["rg"]
+            print(f"{k:<16} {med(k, 'rg'):>10.0f} "
+                  f"{min(v):>9.0f}-{max(v):<9.0f}  {what}")
+    r, b = med(tag + "forkmax_read", "rg"), med(tag + "forkmax_busy", "rg")
+    if r and b:
+        print(f"     longest fork: reading members / reading a small file "
+              f"{r / b:.3f}")
+
 with open(args.json, "w") as f:
     json.dump({"date": datetime.datetime.utcnow().isoformat() + "Z",
                "kernel": args.kernel, "commit": args.commit,
