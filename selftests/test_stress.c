@@ -90,8 +90,10 @@ static struct shared {
 	long cap_refused, cap_counted, cap_uncounted;
 	long cap_reloaded, cap_escaped;
 	/*
-	 * cpu.ko's and kmem.ko's reloads (each forgets dlg's ceiling), and
-	 * the count of them when dlg's ceilings were last both written.
+	 * cpu.ko's and kmem.ko's reloads, each counted twice, before the
+	 * unload and after the load (odd: one is under way; each forgets
+	 * dlg's ceiling), and the count when dlg's ceilings were last both
+	 * written with no reload under way from before to after the writes.
 	 */
 	long ceil_gen, ceil_set;
 	long dmove_err[8];	/* delegated moves refused, by dmove_errs[] */
@@ -344,17 +346,20 @@ static long nt_seq(void)
 
 static void reload(const char *name, const char *ko)
 {
-	int nt = !strcmp(name, "numtasks");
+	int nt = !strcmp(name, "numtasks"), ceil;
 
 	if (nt)
 		__atomic_add_fetch(&sh->nt_seq, 1, __ATOMIC_ACQ_REL);
-	if (!strcmp(name, "cpu") || !strcmp(name, "kmem"))
+	ceil = !strcmp(name, "cpu") || !strcmp(name, "kmem");
+	if (ceil)
 		__atomic_add_fetch(&sh->ceil_gen, 1, __ATOMIC_ACQ_REL);
 	account(K_RELOAD, rg_rmmod(name), name, EWOULDBLOCK, 0);
 	usleep(1000 * rnd(50));
 	account(K_RELOAD, rg_insmod(ko, NULL), ko, EEXIST, 0);
 	if (nt)
 		__atomic_add_fetch(&sh->nt_seq, 1, __ATOMIC_ACQ_REL);
+	if (ceil)
+		__atomic_add_fetch(&sh->ceil_gen, 1, __ATOMIC_ACQ_REL);
 }
 
 static void module_worker(void)
@@ -526,7 +531,8 @@ static void dlg_tree_worker(void)
 		}
 		gen = __atomic_load_n(&sh->ceil_gen, __ATOMIC_ACQUIRE);
 		/* EINVAL: the root's divisor was lowered below 90 meanwhile. */
-		if (!dlg_ceilings("dlg"))
+		if (!dlg_ceilings("dlg") && !(gen & 1) &&
+		    __atomic_load_n(&sh->ceil_gen, __ATOMIC_ACQUIRE) == gen)
 			__atomic_store_n(&sh->ceil_set, gen, __ATOMIC_RELEASE);
 		usleep(rnd(20000));
 	}
