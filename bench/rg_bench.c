@@ -58,20 +58,25 @@ static void die(const char *what)
 	exit(1);
 }
 
+/* One fork, the child's _exit and its waitpid. */
+static void fork_one(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0)
+		_exit(0);
+	if (waitpid(pid, NULL, 0) != pid)
+		die("waitpid");
+}
+
 static void forks(long iter)
 {
 	long i;
 
-	for (i = 0; i < iter; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0)
-			die("fork");
-		if (pid == 0)
-			_exit(0);
-		if (waitpid(pid, NULL, 0) != pid)
-			die("waitpid");
-	}
+	for (i = 0; i < iter; i++)
+		fork_one();
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -86,19 +91,12 @@ static void forklat(long ms)
 	static double lat[1 << 20];
 	double t0 = now(), t;
 	long n = 0;
-	pid_t pid;
 
 	while (n < (long)(sizeof(lat) / sizeof(lat[0]))) {
 		t = now();
 		if (t - t0 > ms / 1e3)
 			break;
-		pid = fork();
-		if (pid < 0)
-			die("fork");
-		if (pid == 0)
-			_exit(0);
-		if (waitpid(pid, NULL, 0) != pid)
-			die("waitpid");
+		fork_one();
 		lat[n++] = now() - t;
 	}
 	if (!n)

@@ -135,6 +135,23 @@ static void rg_group_init_slot(struct res_group *grp, int id,
 	grp->eff[id] = s ?: grp->parent->eff[id];
 }
 
+/*
+ * Reset @s, @grp's shares of controller @id (docs: "Resets"); with
+ * @parent_too, give the parent back the min_shares and recompute its
+ * children_max. Only the removal of the largest ceiling can lower
+ * children_max: the others leave the siblings alone (an rmdir costs the
+ * same however many siblings there are). Caller holds rg_mutex.
+ */
+static void rg_group_reset_one(struct res_group *grp, int id,
+			       struct res_shares *s, bool parent_too)
+{
+	int max = s->max_shares;
+
+	rg_shares_reset(s, parent_too ? s->parent : NULL);
+	if (parent_too && s->parent && max >= s->parent->children_max)
+		rg_children_max_update(grp->parent, id);
+}
+
 /**
  * rg_group_drop_shares - reset @ctl's shares of @grp (docs: "Resets"), free them
  * @grp: a group no task of which counts in these shares any more
@@ -148,21 +165,12 @@ void rg_group_drop_shares(struct res_group *grp, struct res_controller *ctl,
 			  bool parent_too)
 {
 	struct res_shares *s = grp->shares[ctl->id];
-	int max;
 
 	if (!s)
 		return;
 	grp->shares[ctl->id] = NULL;
 	grp->eff[ctl->id] = NULL;
-	max = s->max_shares;
-	rg_shares_reset(s, parent_too ? s->parent : NULL);
-	/*
-	 * Only the removal of the largest ceiling can lower the parent's
-	 * children_max: the others leave the siblings alone (an rmdir costs
-	 * the same however many siblings there are).
-	 */
-	if (parent_too && s->parent && max >= s->parent->children_max)
-		rg_children_max_update(grp->parent, ctl->id);
+	rg_group_reset_one(grp, ctl->id, s, parent_too);
 	ctl->free_shares(s);
 }
 
@@ -176,17 +184,12 @@ static void rg_group_reset_shares(struct res_group *grp)
 {
 	struct res_controller *ctl;
 	struct res_shares *s;
-	int max;
 
 	list_for_each_entry(ctl, &rg_controllers, list) {
 		s = grp->shares[ctl->id];
 		if (!s)
 			continue;
-		max = s->max_shares;
-		rg_shares_reset(s, s->parent);
-		/* Only the largest ceiling's removal lowers children_max. */
-		if (s->parent && max >= s->parent->children_max)
-			rg_children_max_update(grp->parent, ctl->id);
+		rg_group_reset_one(grp, ctl->id, s, true);
 		if (ctl->shares_changed)
 			ctl->shares_changed(s);
 	}

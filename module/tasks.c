@@ -156,6 +156,21 @@ static bool rg_fork_by_kernel(struct kernel_clone_args *args)
 	return args->kthread || (current->flags & PF_KTHREAD);
 }
 
+/* The fork pinning @grp is over (its child joined, or it failed). */
+static void rg_fork_unpin(struct res_group *grp)
+{
+	if (grp == &rg_root)
+		return;
+	/*
+	 * Once the count is 0 the rmdir may end and free @grp (after a
+	 * grace period): look at @grp no more than in this RCU section.
+	 */
+	rcu_read_lock();
+	if (atomic_dec_and_test(&grp->forking) && READ_ONCE(grp->dying))
+		wake_up_var(&grp->forking);
+	rcu_read_unlock();
+}
+
 /*
  * Pin @grp, or its nearest ancestor that is not being removed, for a
  * fork's child. Caller holds rcu_read_lock() (a removed group's memory
@@ -170,26 +185,10 @@ static struct res_group *rg_fork_pin(struct res_group *grp)
 		if (!READ_ONCE(grp->dying))
 			break;
 		/* Not pinned after all: the rmdir may be waiting. */
-		if (atomic_dec_and_test(&grp->forking))
-			wake_up_var(&grp->forking);
+		rg_fork_unpin(grp);
 		grp = grp->parent;
 	}
 	return grp;
-}
-
-/* The fork pinning @grp is over (its child joined, or it failed). */
-static void rg_fork_unpin(struct res_group *grp)
-{
-	if (grp == &rg_root)
-		return;
-	/*
-	 * Once the count is 0 the rmdir may end and free @grp (after a
-	 * grace period): look at @grp no more than in this RCU section.
-	 */
-	rcu_read_lock();
-	if (atomic_dec_and_test(&grp->forking) && READ_ONCE(grp->dying))
-		wake_up_var(&grp->forking);
-	rcu_read_unlock();
 }
 
 static void rg_cancel_charges(struct res_group *grp, int upto)

@@ -277,29 +277,53 @@ static int times_listed(const char *group, pid_t pid)
 }
 
 /*
- * rmmod in a child process, since an unload may wait for a held fork:
- * the child's pid, or -1.
+ * @op(@arg) in a child process, since an unload or an rmdir may wait for
+ * a held fork: the child's pid (it exits 0 if @op returned 0), or -1.
  */
-static pid_t start_rmmod(const char *name)
+static pid_t start_child(int (*op)(const char *), const char *arg)
 {
 	pid_t pid = fork();
 
 	if (pid == 0)
-		_exit(rg_rmmod(name) ? 1 : 0);
+		_exit(op(arg) ? 1 : 0);
 	return pid;
 }
 
-/* rmmod's result (0 if it unloaded); -1 if it failed or is still at it after 40 s. */
-static int wait_rmmod(pid_t pid)
+/* Child @pid's exit code once it ends; -1 if it is still running after @ms. */
+static int wait_child(pid_t pid, int ms)
 {
 	int i, status;
 
-	for (i = 0; i < 4000; i++) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return rg_exit_code(status) ? -1 : 0;
+	for (i = 0; i < ms / 10; i++) {
+		switch (waitpid(pid, &status, WNOHANG)) {
+		case 0:
+			break;
+		case -1:
+			return -1;	/* not ours, or reaped already */
+		default:
+			return rg_exit_code(status);
+		}
 		usleep(10000);
 	}
 	return -1;
+}
+
+/*
+ * Reads of @pid's state 50 ms apart, at most @tries: how many in a row
+ * found it asleep in D (3 once it is; fewer if it never was).
+ */
+static int asleep(pid_t pid, int tries)
+{
+	char buf[512];
+	const char *st;
+	int i, seen;
+
+	for (i = 0, seen = 0; i < tries && seen < 3; i++) {
+		st = rg_proc_stat(pid, buf, sizeof(buf));
+		seen = st && *st == 'D' ? seen + 1 : 0;
+		usleep(50000);
+	}
+	return seen;
 }
 
 /*
@@ -348,9 +372,9 @@ TEST_F_TIMEOUT(straddle, fork_straddling_the_load_joins_the_root_once, 150)
 	self->forker = -1;
 	self->child = -1;
 	EXPECT_EQ(0, rg_rmdir("a"));
-	rmmod = start_rmmod("res_groups");
+	rmmod = start_child(rg_rmmod, "res_groups");
 	ASSERT_LT(0, rmmod);
-	EXPECT_EQ(0, wait_rmmod(rmmod));
+	EXPECT_EQ(0, wait_child(rmmod, 40000));
 }
 
 TEST_F_TIMEOUT(straddle, unload_inside_post_fork_leaves_the_child_in_no_group, 150)
@@ -364,11 +388,11 @@ TEST_F_TIMEOUT(straddle, unload_inside_post_fork_leaves_the_child_in_no_group, 1
 	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "hold", "0"));
 	/* post_fork, about to lock a group: unload now. */
 	ASSERT_EQ(0, rg_stall_wait(2));
-	rmmod = start_rmmod("res_groups");
+	rmmod = start_child(rg_rmmod, "res_groups");
 	ASSERT_LT(0, rmmod);
 	self->child = read_child(self->from_forker);
 	ASSERT_EQ(held, self->child);
-	ASSERT_EQ(0, wait_rmmod(rmmod));
+	ASSERT_EQ(0, wait_child(rmmod, 40000));
 	/* Held until the unload had emptied every group, not by the 30 s limit. */
 	EXPECT_EQ(0, rg_stall_get("timeouts"));
 	/* Loaded again: a task that points at no group joins the root. */
@@ -437,35 +461,6 @@ static int held_shares_write(const char *req)
 	return held;
 }
 
-/* rmdir in a child process (it may wait for a held fork): its pid, or -1. */
-static pid_t start_rmdir(const char *group)
-{
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(rg_rmdir(group) ? 1 : 0);
-	return pid;
-}
-
-/* Child @pid's exit code once it ends; -1 if it is still running after @ms. */
-static int wait_child(pid_t pid, int ms)
-{
-	int i, status;
-
-	for (i = 0; i < ms / 10; i++) {
-		switch (waitpid(pid, &status, WNOHANG)) {
-		case 0:
-			break;
-		case -1:
-			return -1;	/* not ours, or reaped already */
-		default:
-			return rg_exit_code(status);
-		}
-		usleep(10000);
-	}
-	return -1;
-}
-
 /* The straddler started in @group (we go there and back), its fork held. */
 static int hold_fork_in(struct _test_data_straddle *self, const char *group)
 {
@@ -491,7 +486,7 @@ TEST_F_TIMEOUT(straddle, rmdir_does_not_wait_for_forks_into_other_groups, 120)
 	ASSERT_EQ(0, rg_mkdir("a"));
 	ASSERT_EQ(0, rg_mkdir("b"));
 	ASSERT_EQ(0, hold_fork_in(self, "a"));
-	rmdirer = start_rmdir("b");
+	rmdirer = start_child(rg_rmdir, "b");
 	ASSERT_LT(0, rmdirer);
 	EXPECT_EQ(0, wait_child(rmdirer, 10000));
 	EXPECT_EQ(1, rg_stall_get("stalled"));
@@ -511,23 +506,14 @@ TEST_F_TIMEOUT(straddle, rmdir_does_not_wait_for_forks_into_other_groups, 120)
  */
 TEST_F_TIMEOUT(straddle, rmdir_waits_for_a_fork_into_its_group, 120)
 {
-	char buf[512];
-	const char *st;
-	int i, seen;
 	pid_t rmdirer;
 
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	ASSERT_EQ(0, rg_mkdir("z"));
 	ASSERT_EQ(0, hold_fork_in(self, "z"));
-	rmdirer = start_rmdir("z");
+	rmdirer = start_child(rg_rmdir, "z");
 	ASSERT_LT(0, rmdirer);
-	/* Asleep in D at three reads 50 ms apart. */
-	for (i = 0, seen = 0; i < 400 && seen < 3; i++) {
-		st = rg_proc_stat(rmdirer, buf, sizeof(buf));
-		seen = st && *st == 'D' ? seen + 1 : 0;
-		usleep(50000);
-	}
-	EXPECT_EQ(3, seen);
+	EXPECT_EQ(3, asleep(rmdirer, 400));
 	EXPECT_EQ(-1, wait_child(rmdirer, 100));
 	rg_stall_release();
 	EXPECT_EQ(0, wait_child(rmdirer, 20000));
@@ -563,9 +549,8 @@ TEST_F_TIMEOUT(straddle, fork_in_a_group_being_removed_joins_the_parent, 120)
 {
 	int go[2], back[2];
 	char buf[512], g[256];
-	const char *st;
 	pid_t rmdirer, other, c = -1;
-	int i, seen;
+	int i;
 
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	ASSERT_EQ(0, rg_mkdir("z"));
@@ -593,14 +578,9 @@ TEST_F_TIMEOUT(straddle, fork_in_a_group_being_removed_joins_the_parent, 120)
 		usleep(10000);
 	ASSERT_EQ(1, rg_is_member("z", other));
 	ASSERT_EQ(0, hold_fork_in(self, "z"));
-	rmdirer = start_rmdir("z");
+	rmdirer = start_child(rg_rmdir, "z");
 	ASSERT_LT(0, rmdirer);
-	for (i = 0, seen = 0; i < 400 && seen < 3; i++) {
-		st = rg_proc_stat(rmdirer, buf, sizeof(buf));
-		seen = st && *st == 'D' ? seen + 1 : 0;
-		usleep(50000);
-	}
-	EXPECT_EQ(3, seen);
+	EXPECT_EQ(3, asleep(rmdirer, 400));
 	ASSERT_EQ(1, write(go[1], "x", 1));
 	ASSERT_EQ((ssize_t)sizeof(c), read(back[0], &c, sizeof(c)));
 	ASSERT_EQ(0, proc_group(c, g, sizeof(g)));
