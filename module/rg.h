@@ -27,6 +27,8 @@
 #include <linux/res_group_hooks.h>
 #include <linux/spinlock.h>
 
+struct rg_walk;
+
 /**
  * struct res_group - a resource group
  * @cg: its configfs directory (unused for the root, which is the
@@ -36,6 +38,8 @@
  * @lock: see the top of this file
  * @tasks: the tasks in this group, linked by task->res_group_node
  * @nr_tasks: length of @tasks
+ * @walk: the read of members walking @tasks, or NULL (members.c)
+ * @walk_mutex: one read of members at a time (members.c)
  * @shares: this group's own shares, per controller id (NULL if too deep)
  * @eff: shares its tasks count in: @shares or the nearest ancestor's
  * @children: child groups (rg_mutex)
@@ -60,6 +64,8 @@ struct res_group {
 	spinlock_t lock;	/* see the top of this file */
 	struct list_head tasks;
 	unsigned int nr_tasks;
+	struct rg_walk *walk;
+	struct mutex walk_mutex;	/* see members.c */
 	struct res_shares *shares[RES_GROUP_MAX_CONTROLLERS];
 	struct res_shares *eff[RES_GROUP_MAX_CONTROLLERS];
 	struct list_head children;
@@ -117,6 +123,11 @@ int rg_task_move(struct task_struct *tsk, struct res_group *to);
 void rg_tasks_seal(struct res_group *grp);
 void rg_tasks_move_out(struct res_group *grp);
 void rg_tasks_set_eff(struct res_group *grp, int id, struct res_shares *eff);
+
+/* members.c: reading the members file */
+ssize_t rg_members_read(struct res_group *grp, char *buf, size_t size);
+void rg_members_note(struct res_group *grp, struct task_struct *tsk,
+		     bool leave);
 
 /* registry.c: controllers */
 struct res_controller *rg_controller_find(const char *name, size_t len);

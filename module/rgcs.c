@@ -6,8 +6,8 @@
  * max_descendants, max_depth (formats in docs/res_groups.rst, "The
  * configfs interface").
  *
- * Locking: the shares and stats handlers take rg_mutex; members takes the
- * group's lock to list its tasks and rg_mutex to move one (checking the
+ * Locking: the shares and stats handlers take rg_mutex; members is read
+ * as members.c says, and takes rg_mutex to move a task (checking the
  * ceiling rule under the same hold as the move); max_descendants and
  * max_depth are read and written under rg_mutex, and checked by mkdir
  * under it. mkdir takes rg_mutex, rmdir (with configfs' directory locks
@@ -269,63 +269,11 @@ out_free:
 	return ret ?: count;
 }
 
-/* The most characters of one line of members: a pid, then '\n'. */
-#define RGCS_PID_CHARS	8
-
-/*
- * members, read: the pids of the group's tasks in the reader's pid
- * namespace, the group at one moment, never cut. The group's lock is
- * held only to copy the pid numbers (into the end of @buf), not to print
- * them: forks and exits in the group wait for one pass over the list,
- * and the printing after it yields the CPU. Returns the length of the
- * list; if @buf cannot hold the group at RGCS_PID_CHARS characters and a
- * number per task, returns more than @size without looking at the list,
- * and configfs asks again with a larger buffer: the list is walked once.
- */
+/* members, read: see members.c. */
 static ssize_t rgcs_members_read(struct config_item *item, char *buf,
 				 size_t size)
 {
-	struct pid_namespace *ns = task_active_pid_ns(current);
-	struct res_group *grp = to_rg(item);
-	unsigned int cap, n = 0, i;
-	struct task_struct *t;
-	size_t len = 0;
-	pid_t *nr, v;
-
-	/* 7 digits at most */
-	BUILD_BUG_ON(PID_MAX_LIMIT > 9999999);
-	/* The numbers after cap x RGCS_PID_CHARS characters, aligned. */
-	cap = size > sizeof(pid_t) ?
-	      (size - sizeof(pid_t)) / (RGCS_PID_CHARS + sizeof(pid_t)) : 0;
-	nr = (pid_t *)(buf + ALIGN_DOWN(size - cap * sizeof(pid_t),
-					sizeof(pid_t)));
-	spin_lock(&grp->lock);
-	if (grp->nr_tasks > cap) {
-		/* (room for a few more: they may join before the next try) */
-		len = ((size_t)grp->nr_tasks + 64) *
-		      (RGCS_PID_CHARS + sizeof(pid_t)) + sizeof(pid_t);
-		spin_unlock(&grp->lock);
-		return len;
-	}
-	list_for_each_entry(t, &grp->tasks, res_group_node) {
-		/* (nr_tasks counts the list exactly: never) */
-		if (WARN_ON_ONCE(n == cap))
-			break;
-		v = task_pid_nr_ns(t, ns);
-		if (v > 0)
-			nr[n++] = v;
-	}
-	spin_unlock(&grp->lock);
-	/*
-	 * The text (and scnprintf()'s NUL) ends before the numbers start;
-	 * printing is most of a read's time: let others run meanwhile.
-	 */
-	for (i = 0; i < n; i++) {
-		len += scnprintf(buf + len, RGCS_PID_CHARS + 1, "%d\n", nr[i]);
-		if (!(i % 256))
-			cond_resched();
-	}
-	return len;
+	return rg_members_read(to_rg(item), buf, size);
 }
 
 /* The writer may move @tsk at all: same real uid, or privileged. */

@@ -10,7 +10,9 @@
  * Locking (see rg.h for the order):
  * - task->res_group and task->res_group_node change only under the lock
  *   of the group the task leaves or joins (both, for a move); readers
- *   that do not hold it use RCU.
+ *   that do not hold it use RCU. A group's list is in the order its tasks
+ *   joined (each joins at the tail), and a read of members walking it is
+ *   told of each join and leave (members.c).
  * - move_task() of every controller is called under the locks of the
  *   groups involved, so a controller sees each task's moves in order.
  * - A fork holds rg_fork_sem for read from can_fork to post_fork or
@@ -95,6 +97,14 @@ static void rg_notify(struct task_struct *tsk, struct res_group *from,
 	}
 }
 
+/* Tell a read of @grp's members under way that @tsk joins or leaves. */
+static void rg_walk_note(struct res_group *grp, struct task_struct *tsk,
+			 bool leave)
+{
+	if (unlikely(grp->walk))
+		rg_members_note(grp, tsk, leave);
+}
+
 /*
  * @tsk, in no group (or only pinned to @grp by rg_can_fork()), joins @grp.
  * Caller holds @grp->lock.
@@ -102,6 +112,7 @@ static void rg_notify(struct task_struct *tsk, struct res_group *from,
 static void rg_join(struct task_struct *tsk, struct res_group *grp,
 		    enum res_group_event event)
 {
+	rg_walk_note(grp, tsk, false);
 	list_add_tail(&tsk->res_group_node, &grp->tasks);
 	grp->nr_tasks++;
 	rcu_assign_pointer(tsk->res_group, grp);
@@ -113,6 +124,7 @@ static void rg_leave(struct task_struct *tsk, struct res_group *grp,
 		     enum res_group_event event)
 {
 	rg_notify(tsk, grp, NULL, event);
+	rg_walk_note(grp, tsk, true);
 	list_del_init(&tsk->res_group_node);
 	grp->nr_tasks--;
 	RCU_INIT_POINTER(tsk->res_group, NULL);
@@ -122,6 +134,8 @@ static void rg_leave(struct task_struct *tsk, struct res_group *grp,
 static void rg_switch(struct task_struct *tsk, struct res_group *from,
 		      struct res_group *to)
 {
+	rg_walk_note(from, tsk, true);
+	rg_walk_note(to, tsk, false);
 	list_move_tail(&tsk->res_group_node, &to->tasks);
 	from->nr_tasks--;
 	to->nr_tasks++;

@@ -8,7 +8,9 @@
  *
  * RG_RACE_SECONDS sets how long the fork/move race runs (default 15 s,
  * 3 s in the quick tier, RG_TIER=quick). The quick tier also starts fewer
- * threads and unloads fewer times: the same checks, on less; and it
+ * threads, unloads fewer times and moves 200 tasks instead of 1,000
+ * (members_read_is_the_group_of_one_moment): the same checks, on less;
+ * and it
  * leaves both cut runs (members_read_is_one_moment_never_cut_by_moves,
  * 10 s or more, and members_read_longer_than_a_buffer_is_one_moment:
  * 1,000 stayers) to the full tier (RG_FULL_TIER_ONLY, skips
@@ -716,6 +718,207 @@ TEST_F_TIMEOUT(races, members_read_longer_than_a_buffer_is_one_moment, 300)
 	if (rg_quick())
 		SKIP(return, RG_FULL_TIER_ONLY);
 	cut_run(_metadata, self->buf, CUT_MAX_STAY, 20);
+}
+
+/*
+ * A read of members lists the group of one moment, exactly, whichever
+ * tasks come and go while it runs. A mover thread moves the stayers out
+ * of a one at a time in a random order, then back in in another, pass
+ * after pass, counting its moves; after k moves, a holds exactly the
+ * stayers that pass k / n has not yet moved out (or has moved back in).
+ * Each read must list, sorted, a's tasks after k moves for some k from
+ * the count before it to one past the count after it (a move under way
+ * may have taken effect before it is counted). Random orders, so that a
+ * read meets tasks leaving and joining ahead of and behind wherever it
+ * is in the list; the mover, SCHED_FIFO on the reader's CPU, sleeps a
+ * random while before a few moves, so that its wake-up preempts the read
+ * at a random point and moves tasks both ahead of it and behind. @n stayers; on until MOMENT_HITS reads had moves
+ * inside them and the mover is past an out and an in pass, within 150 s,
+ * or the test fails.
+ */
+#define MOMENT_PASSES	8	/* the orders kept: passes p % MOMENT_PASSES */
+#define MOMENT_SLEEP_US	1000	/* the mover's sleep, at most */
+#define MOMENT_BURST	3	/* moves between sleeps: 3 on average */
+
+struct moment {
+	struct cut_shared *sh;
+	int n;
+	int fds[2];			/* a's and b's members, for writing */
+	atomic_long moves;
+	atomic_int stop;
+	atomic_int err;
+	/* [p % MOMENT_PASSES][j]: when stayer j moves in pass p */
+	atomic_int rank[MOMENT_PASSES][CUT_MAX_STAY];
+};
+
+static void *moment_mover(void *arg)
+{
+	struct moment *m = arg;
+	int order[CUT_MAX_STAY], i, j, t, ret;
+	struct timespec at = {};
+	long p;
+
+	/* Preempting the reader, at a random point of a read. */
+	ret = on_cpu0(SCHED_FIFO, 1) ? -errno : 0;
+	for (p = 0; !ret && !atomic_load(&m->stop); p++) {
+		for (i = 0; i < m->n; i++)
+			order[i] = i;
+		for (i = m->n - 1; i > 0; i--) {
+			j = rand() % (i + 1);
+			t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (i = 0; i < m->n; i++)
+			atomic_store(&m->rank[p % MOMENT_PASSES][order[i]], i);
+		/* Even passes out of a (to b), odd ones back in. */
+		for (i = 0; !ret && i < m->n; i++) {
+			if (!(rand() % MOMENT_BURST)) {
+				at.tv_nsec = 1000L * (rand() % MOMENT_SLEEP_US);
+				nanosleep(&at, NULL);
+			}
+			ret = move_fd(m->fds[!(p % 2)], m->sh->stay[order[i]]);
+			if (!ret)
+				atomic_fetch_add(&m->moves, 1);
+		}
+	}
+	atomic_store(&m->err, ret);
+	return NULL;
+}
+
+/* Is @in (stayer j listed or not) a's set after @k moves? */
+static int moment_is(struct moment *m, const char *in, long k)
+{
+	long p = k / m->n, i = k % m->n;
+	int j, r;
+
+	for (j = 0; j < m->n; j++) {
+		r = atomic_load(&m->rank[p % MOMENT_PASSES][j]);
+		if (in[j] != (p % 2 ? r < i : r >= i))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Check the listing @s taken between @k0 and @k1 moves; 0 if it is a's
+ * set after some k in [k0, k1 + 1], else why not in @why.
+ */
+static int moment_check(struct moment *m, const char *s, long k0, long k1,
+			char *in, char *why, size_t size)
+{
+	pid_t v, last = 0;
+	char *end;
+	long k;
+	int j;
+
+	memset(in, 0, m->n);
+	for (; *s; s = end + 1) {
+		v = strtol(s, &end, 10);
+		if (end == s || *end != '\n' || v <= 0) {
+			snprintf(why, size, "a line is not a pid");
+			return -1;
+		}
+		if (v <= last) {
+			snprintf(why, size, "%d after %d: not sorted", v, last);
+			return -1;
+		}
+		last = v;
+		for (j = 0; j < m->n && m->sh->stay[j] != v; j++)
+			;
+		if (j == m->n) {
+			snprintf(why, size, "%d: not a stayer", v);
+			return -1;
+		}
+		in[j] = 1;
+	}
+	for (k = k0; k <= k1 + 1; k++)
+		if (moment_is(m, in, k))
+			return 0;
+	for (j = 0, v = 0; j < m->n; j++)
+		v += in[j];
+	snprintf(why, size, "%d listed: a after no count of moves from %ld to %ld",
+		 v, k0, k1 + 1);
+	return -1;
+}
+
+#define MOMENT_HITS	100	/* reads with moves inside, at least */
+
+TEST_F_TIMEOUT(races, members_read_is_the_group_of_one_moment, 300)
+{
+	const int n = rg_scaled(CUT_MAX_STAY, 200);
+	const int hits_needed = rg_scaled(MOMENT_HITS, MOMENT_HITS / 5);
+	int reads = 0, hits = 0, bad = 0, status, err;
+	char p[256], why[256] = "", first_bad[256] = "";
+	double end = now() + 150;
+	struct moment *m;
+	long k0, k1, k2;
+	pthread_t mover;
+	ssize_t len = 0;
+	pid_t stayers;
+	char *in;
+
+	m = calloc(1, sizeof(*m));
+	in = malloc(CUT_MAX_STAY);
+	ASSERT_TRUE(m && in);
+	m->sh = mmap(NULL, sizeof(*m->sh), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m->sh);
+	cut.sh = m->sh;
+	m->sh->nstay = m->n = n;
+	stayers = fork();
+	ASSERT_LE(0, stayers);
+	if (stayers == 0)
+		cut_stayers(m->sh);
+	cut_track(stayers);
+	while (atomic_load(&m->sh->nready) < n && now() < end) {
+		ASSERT_EQ(0, waitpid(stayers, &status, WNOHANG))
+			TH_LOG("the stayers exited: %d", rg_exit_code(status));
+		usleep(10000);
+	}
+	ASSERT_EQ(n, atomic_load(&m->sh->nready));
+	m->fds[0] = cut.fds[0] = open(rg_path(p, sizeof(p), "a", "members"),
+				      O_WRONLY);
+	ASSERT_LE(0, m->fds[0]);
+	m->fds[1] = cut.fds[1] = open(rg_path(p, sizeof(p), "b", "members"),
+				      O_WRONLY);
+	ASSERT_LE(0, m->fds[1]);
+	ASSERT_EQ(0, on_cpu0(SCHED_OTHER, 0));
+	ASSERT_EQ(0, pthread_create(&mover, NULL, moment_mover, m));
+	/* Past an out pass and an in pass, at least. */
+	while ((hits < hits_needed || reads < 2 * hits_needed ||
+		atomic_load(&m->moves) < 3 * n) &&
+	       now() < end && !atomic_load(&m->err)) {
+		k0 = atomic_load(&m->moves);
+		len = rg_read(rg_path(p, sizeof(p), "a", "members"), self->buf,
+			      BIG);
+		k1 = atomic_load(&m->moves);
+		if (len < 0)
+			break;
+		if (moment_check(m, self->buf, k0, k1, in, why,
+				 sizeof(why)) && !bad++)
+			snprintf(first_bad, sizeof(first_bad), "%s", why);
+		/* The orders checked against were not written over meanwhile. */
+		k2 = atomic_load(&m->moves);
+		ASSERT_LT(k2 / n, k0 / n + MOMENT_PASSES - 1);
+		reads++;
+		hits += k1 > k0;
+	}
+	atomic_store(&m->stop, 1);
+	ASSERT_EQ(0, pthread_join(mover, NULL));
+	err = atomic_load(&m->err);
+	ASSERT_EQ(0, err) TH_LOG("a move: %s", strerror(-err));
+	ASSERT_LE(0, len) TH_LOG("a read of members: %s", strerror(-len));
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d reads not one moment, the first: %s",
+				 bad, reads, first_bad);
+	TH_LOG("%d reads, %d with moves inside, %ld moves, %.1f s", reads, hits,
+	       atomic_load(&m->moves), now() - (end - 150));
+	/* Moves must have fallen inside reads, or this proved nothing. */
+	EXPECT_LE(hits_needed, hits);
+	EXPECT_LE(3 * n, atomic_load(&m->moves));
+	cut_cleanup();
+	free(in);
+	free(m);
 }
 
 /* stats longer than a page comes whole: every line of every controller. */
