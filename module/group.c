@@ -29,7 +29,7 @@ void rg_group_init_root(void)
 {
 	spin_lock_init(&rg_root.lock);
 	INIT_LIST_HEAD(&rg_root.tasks);
-	mutex_init(&rg_root.walk_mutex);
+	INIT_LIST_HEAD(&rg_root.walks);
 	INIT_LIST_HEAD(&rg_root.children);
 	INIT_LIST_HEAD(&rg_root.sibling);
 }
@@ -273,7 +273,7 @@ struct res_group *rg_group_create(struct res_group *parent, const char *name)
 	grp->max_depth = RG_CAP_MAX;
 	spin_lock_init(&grp->lock);
 	INIT_LIST_HEAD(&grp->tasks);
-	mutex_init(&grp->walk_mutex);
+	INIT_LIST_HEAD(&grp->walks);
 	INIT_LIST_HEAD(&grp->children);
 
 	list_for_each_entry(ctl, &rg_controllers, list) {

@@ -14,18 +14,26 @@
  * while a read is under way); it also moves the walk's cursor off a task
  * that leaves. Joins are noted too: a task that joined during the read
  * and left again was not in the group at its moment. After the walk, with
- * no lock held, the visited pids and the noted ones that left first are
- * merged, sorted, into the text.
+ * no lock held, the text lists the visited pids in the order their tasks
+ * joined, then the noted ones that left first and were not visited.
  *
- * The notes go into the read's own buffer. If more tasks join and leave
- * during a read than the buffer has room for (half a pid's room per task
- * of the group), the read takes the list in one pass under the lock
- * instead, as a walk with no notes.
+ * The notes go into the read's own buffer: room for RG_WALK_MAX_NOTES,
+ * or half a note per task of the group if that is less. If more tasks join
+ * and leave during a read, the read takes the list in one pass under the
+ * lock instead, as a walk with no notes.
  *
- * Locking: one read of a group at a time (res_group.walk_mutex, so that
- * the leaving path looks at one walk at most), taken before the group's
- * lock; res_group.walk and the walk's cursor and notes change only under
- * the group's lock.
+ * A thread that execs while other threads of its process live takes its
+ * leader's pid and gives the leader its own (de_thread()), without telling
+ * us: a walk that visits a task of a process in such an exec, or is told
+ * that one leaves, falls back to one pass as well. (A thread that is in
+ * the group without its leader may still be listed under either pid.)
+ *
+ * Several reads of a group may walk it at once, each noted by every join
+ * and leave (as cgroup's task iterators are, css_task_iter): a reader
+ * that is killed ends its walk at the next batch.
+ *
+ * Locking: a walk's place in the group's list of walks (res_group.walks),
+ * its cursor and its notes change only under the group's lock.
  */
 #include <linux/bsearch.h>
 #include <linux/kernel.h>
@@ -38,6 +46,9 @@
 /* Tasks visited per hold of the group's lock. */
 #define RG_WALK_BATCH	64
 
+/* The most notes of one read (sorting them never yields the CPU). */
+#define RG_WALK_MAX_NOTES	4096
+
 /* The most characters of one line: a pid, then '\n'. */
 #define RG_PID_CHARS	8
 
@@ -49,6 +60,7 @@
 
 /**
  * struct rg_walk - a read of members under way
+ * @node: entry in the group's @walks
  * @next: the next task to visit, towards the list's head; the head when
  *	the walk is done
  * @ns: the reader's pid namespace
@@ -58,6 +70,7 @@
  * @overflow: a join or leave found @notes full
  */
 struct rg_walk {
+	struct list_head node;
 	struct list_head *next;
 	struct pid_namespace *ns;
 	u64 *notes;
@@ -67,32 +80,46 @@ struct rg_walk {
 };
 
 /*
- * @tsk joins or leaves @grp, whose members a read is walking. Called
- * under @grp->lock, before a leaving task is unlinked.
+ * Is @tsk's process in an exec that may swap pids (see the top of this
+ * file)? Caller holds the lock of @tsk's group: @tsk is not released.
+ */
+static bool rg_walk_exec(struct task_struct *tsk)
+{
+	return READ_ONCE(tsk->signal->group_exec_task);
+}
+
+/*
+ * @tsk joins or leaves @grp, whose members one or more reads are walking.
+ * Called under @grp->lock, before a leaving task is unlinked.
  */
 void rg_members_note(struct res_group *grp, struct task_struct *tsk,
 		     bool leave)
 {
-	struct rg_walk *w = grp->walk;
+	struct rg_walk *w;
 	pid_t nr;
 
 	lockdep_assert_held(&grp->lock);
-	if (leave && w->next == &tsk->res_group_node)
-		w->next = tsk->res_group_node.prev;
-	nr = task_pid_nr_ns(tsk, w->ns);
-	if (nr <= 0)
-		return;
-	if (w->nr_notes == w->max_notes) {
-		w->overflow = true;
-		return;
+	list_for_each_entry(w, &grp->walks, node) {
+		if (leave && w->next == &tsk->res_group_node)
+			w->next = tsk->res_group_node.prev;
+		if (rg_walk_exec(tsk))
+			w->overflow = true;
+		nr = task_pid_nr_ns(tsk, w->ns);
+		if (nr <= 0)
+			continue;
+		if (w->nr_notes == w->max_notes) {
+			w->overflow = true;
+			continue;
+		}
+		w->notes[w->nr_notes] = (u64)nr << 32 | w->nr_notes << 1 | leave;
+		w->nr_notes++;
 	}
-	w->notes[w->nr_notes] = (u64)nr << 32 | w->nr_notes << 1 | leave;
-	w->nr_notes++;
 }
 
+/* Compare pids, a pid and its negation (marked) alike. */
 static int rg_cmp_pid(const void *a, const void *b)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	pid_t x = abs(*(const pid_t *)a), y = abs(*(const pid_t *)b);
 
 	return (x > y) - (x < y);
 }
@@ -112,11 +139,15 @@ static unsigned int rg_walk_batch(struct res_group *grp, struct rg_walk *w,
 				  pid_t *nr, unsigned int n, unsigned int cap)
 {
 	struct task_struct *t;
-	int k;
+	unsigned int k;
 	pid_t v;
 
 	for (k = 0; k < RG_WALK_BATCH && w->next != &grp->tasks; k++) {
 		t = list_entry(w->next, struct task_struct, res_group_node);
+		if (unlikely(rg_walk_exec(t))) {
+			w->overflow = true;
+			break;
+		}
 		w->next = w->next->prev;
 		v = task_pid_nr_ns(t, w->ns);
 		/* (the walk visits at most the tasks of its moment: never) */
@@ -127,50 +158,56 @@ static unsigned int rg_walk_batch(struct res_group *grp, struct rg_walk *w,
 }
 
 /*
- * The notes of tasks that left first (and were not visited: they left
- * before the walk reached them), as sorted pids at the start of @notes.
- * Returns how many. @nr: the visited pids, sorted.
+ * The tasks that left before the walk reached them: the pids whose first
+ * note is a leave and that the walk did not visit (@nr, @n), put at the
+ * start of @notes. Returns how many.
  */
 static unsigned int rg_walk_left(u64 *notes, unsigned int nr_notes,
 				 const pid_t *nr, unsigned int n)
 {
-	pid_t *left = (pid_t *)notes, v, prev = 0;
-	unsigned int i, m = 0;
-	bool leave;
+	pid_t *left = (pid_t *)notes, *p, v, prev = 0;
+	unsigned int i, m = 0, k = 0;
 
 	sort(notes, nr_notes, sizeof(*notes), rg_cmp_u64, NULL);
 	for (i = 0; i < nr_notes; i++) {
 		v = notes[i] >> 32;
-		leave = notes[i] & 1;
 		if (v == prev)
 			continue;	/* not its first note */
 		prev = v;
 		/* (@left[m] is no later in the buffer than @notes[i]) */
-		if (leave && !bsearch(&v, nr, n, sizeof(*nr), rg_cmp_pid))
+		if (notes[i] & 1)
 			left[m++] = v;
 	}
-	return m;
+	if (!m)
+		return 0;
+	/* @left is sorted: mark those the walk visited, then drop them. */
+	for (i = 0; i < n; i++) {
+		p = bsearch(&nr[i], left, m, sizeof(*left), rg_cmp_pid);
+		if (p && *p > 0)
+			*p = -*p;
+		if (!(i % 256))
+			cond_resched();
+	}
+	for (i = 0; i < m; i++)
+		if (left[i] > 0)
+			left[k++] = left[i];
+	return k;
 }
 
-/* Print the sorted, disjoint @a and @b into @buf, one pid a line. */
-static size_t rg_walk_print(char *buf, const pid_t *a, unsigned int na,
-			    const pid_t *b, unsigned int nb)
+/*
+ * The text: @nr's @n pids from the last (the walk's last visit: the
+ * task that joined first), then @left's @m.
+ */
+static size_t rg_walk_print(char *buf, const pid_t *nr, unsigned int n,
+			    const pid_t *left, unsigned int m)
 {
-	unsigned int i = 0, j = 0;
+	unsigned int i;
 	size_t len = 0;
-	pid_t v, last = 0;
 
-	while (i < na || j < nb) {
-		if (j == nb || (i < na && a[i] < b[j]))
-			v = a[i++];
-		else
-			v = b[j++];
-		/* (a pid twice: an exec swapped a thread's and its leader's) */
-		if (v == last)
-			continue;
-		last = v;
-		len += scnprintf(buf + len, RG_PID_CHARS + 1, "%d\n", v);
-		if (!((i + j) % 256))
+	for (i = 0; i < n + m; i++) {
+		len += scnprintf(buf + len, RG_PID_CHARS + 1, "%d\n",
+				 i < n ? nr[n - 1 - i] : left[i - n]);
+		if (!(i % 256))
 			cond_resched();
 	}
 	return len;
@@ -183,12 +220,11 @@ static size_t rg_walk_print(char *buf, const pid_t *a, unsigned int na,
  * @size: bytes at @buf
  *
  * The pids of the tasks in @grp at one moment, as seen in the reader's
- * pid namespace, sorted, one a line. If @buf cannot hold the group at
+ * pid namespace, one a line. If @buf cannot hold the group at
  * RG_SLOT_BYTES a task, returns more than @size without looking at the
  * list, and configfs asks again with a larger buffer.
  *
- * Return: the length of the text, or -EINTR (a fatal signal while waiting
- * for another read of the group).
+ * Return: the length of the text, or -EINTR (the reader was killed).
  */
 ssize_t rg_members_read(struct res_group *grp, char *buf, size_t size)
 {
@@ -206,50 +242,55 @@ ssize_t rg_members_read(struct res_group *grp, char *buf, size_t size)
 	off = ALIGN(cap * (RG_PID_CHARS + sizeof(pid_t)), sizeof(u64));
 	w.notes = (u64 *)(buf + off);
 	w.max_notes = off < size ? (size - off) / sizeof(u64) : 0;
+	w.max_notes = min(w.max_notes, RG_WALK_MAX_NOTES);
 
-	if (mutex_lock_killable(&grp->walk_mutex))
-		return -EINTR;
 	spin_lock(&grp->lock);
 	nr_tasks = grp->nr_tasks;
 	if (nr_tasks > cap)
 		goto grow;
 	w.next = grp->tasks.prev;
-	grp->walk = &w;
+	list_add(&w.node, &grp->walks);
 	for (;;) {
 		n = rg_walk_batch(grp, &w, nr, n, cap);
 		if (w.next == &grp->tasks || w.overflow)
 			break;
 		spin_unlock(&grp->lock);
+		if (fatal_signal_pending(current)) {
+			spin_lock(&grp->lock);
+			list_del(&w.node);
+			spin_unlock(&grp->lock);
+			return -EINTR;
+		}
 		cond_resched();
 		spin_lock(&grp->lock);
 	}
-	grp->walk = NULL;
+	list_del(&w.node);
 	if (w.overflow) {
-		/* Too many joins and leaves: the list at this moment. */
+		/* The list at this moment, in the walk's order. */
 		nr_tasks = grp->nr_tasks;
 		if (nr_tasks > cap)
 			goto grow;
 		n = 0;
 		w.nr_notes = 0;
-		list_for_each_entry(t, &grp->tasks, res_group_node) {
+		list_for_each_entry_reverse(t, &grp->tasks, res_group_node) {
 			v = task_pid_nr_ns(t, w.ns);
 			if (v > 0)
 				nr[n++] = v;
 		}
 	}
 	spin_unlock(&grp->lock);
-	mutex_unlock(&grp->walk_mutex);
 
-	sort(nr, n, sizeof(*nr), rg_cmp_pid, NULL);
 	m = rg_walk_left(w.notes, w.nr_notes, nr, n);
-	/* (each is a task of the moment, not visited: never) */
-	if (WARN_ON_ONCE(n + m > cap))
-		m = cap - n;
+	/*
+	 * Each is a task of the moment, not visited, so the text fits (an
+	 * exec's swap of pids, which could break that, made the read fall
+	 * back to one pass); cut rather than overrun if not.
+	 */
+	m = min(m, cap - n);
 	return rg_walk_print(buf, nr, n, (pid_t *)w.notes, m);
 
 grow:
 	spin_unlock(&grp->lock);
-	mutex_unlock(&grp->walk_mutex);
 	/* (room for a few more: they may join before the next try) */
 	return ((size_t)nr_tasks + 64) * RG_SLOT_BYTES + sizeof(u64);
 }

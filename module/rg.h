@@ -13,8 +13,8 @@
  * 2. rg_mutex: the group tree, the controller list, every res_shares value.
  * 3. res_group.lock (spinlock), two at most, taken in address order
  *    (rg_lock_two()): the group's task list, task->res_group of its
- *    tasks, writes to its eff[] slots, and the move_task() calls for its
- *    tasks.
+ *    tasks, writes to its eff[] slots, the move_task() calls for its
+ *    tasks, and the reads of members walking its list (members.c).
  */
 #ifndef _RES_GROUPS_RG_H
 #define _RES_GROUPS_RG_H
@@ -27,8 +27,6 @@
 #include <linux/res_group_hooks.h>
 #include <linux/spinlock.h>
 
-struct rg_walk;
-
 /**
  * struct res_group - a resource group
  * @cg: its configfs directory (unused for the root, which is the
@@ -38,8 +36,7 @@ struct rg_walk;
  * @lock: see the top of this file
  * @tasks: the tasks in this group, linked by task->res_group_node
  * @nr_tasks: length of @tasks
- * @walk: the read of members walking @tasks, or NULL (members.c)
- * @walk_mutex: one read of members at a time (members.c)
+ * @walks: the reads of members walking @tasks (members.c)
  * @shares: this group's own shares, per controller id (NULL if too deep)
  * @eff: shares its tasks count in: @shares or the nearest ancestor's
  * @children: child groups (rg_mutex)
@@ -64,8 +61,7 @@ struct res_group {
 	spinlock_t lock;	/* see the top of this file */
 	struct list_head tasks;
 	unsigned int nr_tasks;
-	struct rg_walk *walk;
-	struct mutex walk_mutex;	/* see members.c */
+	struct list_head walks;
 	struct res_shares *shares[RES_GROUP_MAX_CONTROLLERS];
 	struct res_shares *eff[RES_GROUP_MAX_CONTROLLERS];
 	struct list_head children;

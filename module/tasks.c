@@ -101,7 +101,7 @@ static void rg_notify(struct task_struct *tsk, struct res_group *from,
 static void rg_walk_note(struct res_group *grp, struct task_struct *tsk,
 			 bool leave)
 {
-	if (unlikely(grp->walk))
+	if (unlikely(!list_empty(&grp->walks)))
 		rg_members_note(grp, tsk, leave);
 }
 
@@ -439,9 +439,6 @@ int rg_task_move(struct task_struct *tsk, struct res_group *to)
 	rg_unlock_two(from, to);
 	return 0;
 }
-
-/* Tasks moved per hold of the two groups' locks by an rmdir. */
-#define RG_MOVE_BATCH	64
 
 /**
  * rg_tasks_seal - an rmdir's first part: no fork pins @grp any more
