@@ -332,5 +332,6 @@ void rg_group_remove(struct res_group *grp)
 void rg_group_free(struct res_group *grp)
 {
 	WARN_ON_ONCE(!list_empty(&grp->tasks));
+	WARN_ON_ONCE(!list_empty(&grp->walks));
 	kfree_rcu(grp, rcu);
 }

@@ -18,15 +18,20 @@
  * joined, then the noted ones that left first and were not visited.
  *
  * The notes go into the read's own buffer: room for RG_WALK_MAX_NOTES,
- * or half a note per task of the group if that is less. If more tasks join
- * and leave during a read, the read takes the list in one pass under the
- * lock instead, as a walk with no notes.
+ * or half a note per task the buffer has room for if that is less. If
+ * more tasks join and leave during a read, the read takes the list in one
+ * pass under the lock instead, as a walk with no notes.
  *
  * A thread that execs while other threads of its process live takes its
  * leader's pid and gives the leader its own (de_thread()), without telling
  * us: a walk that visits a task of a process in such an exec, or is told
- * that one leaves, falls back to one pass as well. (A thread that is in
- * the group without its leader may still be listed under either pid.)
+ * that one joins or leaves, falls back to one pass as well (which is no
+ * more exact than the old one-pass read was). A thread that is in the
+ * group without its leader may still be listed under either pid, or
+ * both.
+ *
+ * A join or leave of a group's task costs a list_empty() while no read
+ * walks the group, and a pid lookup and a note per walk while some do.
  *
  * Several reads of a group may walk it at once, each noted by every join
  * and leave (as cgroup's task iterators are, css_task_iter): a reader
@@ -37,8 +42,11 @@
  */
 #include <linux/bsearch.h>
 #include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sort.h>
 
 #include "rg.h"
@@ -81,11 +89,15 @@ struct rg_walk {
 
 /*
  * Is @tsk's process in an exec that may swap pids (see the top of this
- * file)? Caller holds the lock of @tsk's group: @tsk is not released.
+ * file)? Read after @tsk's pid: de_thread() sets group_exec_task before
+ * it swaps, and clears it only after it released the old leader, which
+ * waits for our lock if the leader is in our group. (A task's
+ * signal_struct lasts as long as the task: put_signal_struct().)
  */
 static bool rg_walk_exec(struct task_struct *tsk)
 {
-	return READ_ONCE(tsk->signal->group_exec_task);
+	smp_rmb();	/* the pid read before, as the swap's writes after */
+	return !!READ_ONCE(tsk->signal->group_exec_task);
 }
 
 /*
@@ -96,18 +108,20 @@ void rg_members_note(struct res_group *grp, struct task_struct *tsk,
 		     bool leave)
 {
 	struct rg_walk *w;
+	bool exec;
 	pid_t nr;
 
 	lockdep_assert_held(&grp->lock);
 	list_for_each_entry(w, &grp->walks, node) {
 		if (leave && w->next == &tsk->res_group_node)
 			w->next = tsk->res_group_node.prev;
-		if (rg_walk_exec(tsk))
-			w->overflow = true;
+		if (w->overflow)
+			continue;
 		nr = task_pid_nr_ns(tsk, w->ns);
+		exec = rg_walk_exec(tsk);
 		if (nr <= 0)
 			continue;
-		if (w->nr_notes == w->max_notes) {
+		if (exec || w->nr_notes == w->max_notes) {
 			w->overflow = true;
 			continue;
 		}
@@ -144,12 +158,12 @@ static unsigned int rg_walk_batch(struct res_group *grp, struct rg_walk *w,
 
 	for (k = 0; k < RG_WALK_BATCH && w->next != &grp->tasks; k++) {
 		t = list_entry(w->next, struct task_struct, res_group_node);
+		v = task_pid_nr_ns(t, w->ns);
 		if (unlikely(rg_walk_exec(t))) {
 			w->overflow = true;
 			break;
 		}
 		w->next = w->next->prev;
-		v = task_pid_nr_ns(t, w->ns);
 		/* (the walk visits at most the tasks of its moment: never) */
 		if (v > 0 && !WARN_ON_ONCE(n == cap))
 			nr[n++] = v;
@@ -250,7 +264,7 @@ ssize_t rg_members_read(struct res_group *grp, char *buf, size_t size)
 		goto grow;
 	w.next = grp->tasks.prev;
 	list_add(&w.node, &grp->walks);
-	for (;;) {
+	while (!w.overflow) {
 		n = rg_walk_batch(grp, &w, nr, n, cap);
 		if (w.next == &grp->tasks || w.overflow)
 			break;
@@ -274,7 +288,7 @@ ssize_t rg_members_read(struct res_group *grp, char *buf, size_t size)
 		w.nr_notes = 0;
 		list_for_each_entry_reverse(t, &grp->tasks, res_group_node) {
 			v = task_pid_nr_ns(t, w.ns);
-			if (v > 0)
+			if (v > 0 && !WARN_ON_ONCE(n == cap))
 				nr[n++] = v;
 		}
 	}
@@ -282,11 +296,13 @@ ssize_t rg_members_read(struct res_group *grp, char *buf, size_t size)
 
 	m = rg_walk_left(w.notes, w.nr_notes, nr, n);
 	/*
-	 * Each is a task of the moment, not visited, so the text fits (an
-	 * exec's swap of pids, which could break that, made the read fall
-	 * back to one pass); cut rather than overrun if not.
+	 * Each is a task of the moment, not visited, so the text fits,
+	 * unless an exec swapped the pids of a thread in the group and of
+	 * its leader elsewhere (the thread may then be listed under both):
+	 * then ask again with room for them.
 	 */
-	m = min(m, cap - n);
+	if (n + m > cap)
+		return ((size_t)n + m + 64) * RG_SLOT_BYTES + sizeof(u64);
 	return rg_walk_print(buf, nr, n, (pid_t *)w.notes, m);
 
 grow:

@@ -739,8 +739,8 @@ TEST_F_TIMEOUT(races, members_read_longer_than_a_buffer_is_one_moment, 300)
  * - random tasks leave or join;
  * - rarely, and only while the reader is in a read, one task joins and
  *   leaves more times than a read of a's size can note (MOMENT_CHURN),
- *   so that the read falls back to one pass under the lock (a few times
- *   in a quick run, some twenty in a full one).
+ *   so that the read falls back to one pass under the lock (two or three
+ *   times in a quick run, dozens in a full one).
  * A second reader, a process on any CPU, reads and checks meanwhile (two
  * walks of one list at once). On until MOMENT_HITS of the test's reads
  * had moves inside them and MOMENT_MOVES moves were made, within 150 s,
@@ -938,9 +938,11 @@ static ssize_t moment_read(struct moment *m, struct moment_reads *r,
 	long k0, k1;
 
 	k0 = atomic_load(&m->moves);
-	atomic_store(&m->reading, reading);
+	if (reading)
+		atomic_store(&m->reading, 1);
 	len = rg_read(rg_path(p, sizeof(p), "a", "members"), buf, BIG);
-	atomic_store(&m->reading, 0);
+	if (reading)
+		atomic_store(&m->reading, 0);
 	k1 = atomic_load(&m->moves);
 	if (len < 0)
 		return len;
