@@ -10,12 +10,10 @@
  * 3 s in the quick tier, RG_TIER=quick). The quick tier also starts fewer
  * threads, unloads fewer times and moves 200 tasks instead of 1,000, a
  * fifth as often (members_read_is_the_group_of_one_moment): the same
- * checks, on less;
- * and it
- * leaves both cut runs (members_read_is_one_moment_never_cut_by_moves,
- * 10 s or more, and members_read_longer_than_a_buffer_is_one_moment:
- * 1,000 stayers) to the full tier (RG_FULL_TIER_ONLY, skips
- * selftests/expected lists).
+ * checks, on less; and it leaves both cut runs
+ * (members_read_is_one_moment_never_cut_by_moves, 10 s or more, and
+ * members_read_longer_than_a_buffer_is_one_moment: 1,000 stayers) to the
+ * full tier (RG_FULL_TIER_ONLY, skips selftests/expected lists).
  */
 #define _GNU_SOURCE
 #include <errno.h>
