@@ -108,7 +108,6 @@ void rg_members_note(struct res_group *grp, struct task_struct *tsk,
 		     bool leave)
 {
 	struct rg_walk *w;
-	bool exec;
 	pid_t nr;
 
 	lockdep_assert_held(&grp->lock);
@@ -118,10 +117,9 @@ void rg_members_note(struct res_group *grp, struct task_struct *tsk,
 		if (w->overflow)
 			continue;
 		nr = task_pid_nr_ns(tsk, w->ns);
-		exec = rg_walk_exec(tsk);
 		if (nr <= 0)
 			continue;
-		if (exec || w->nr_notes == w->max_notes) {
+		if (rg_walk_exec(tsk) || w->nr_notes == w->max_notes) {
 			w->overflow = true;
 			continue;
 		}
@@ -227,6 +225,13 @@ static size_t rg_walk_print(char *buf, const pid_t *nr, unsigned int n,
 	return len;
 }
 
+/* What configfs is to give a read of @tasks tasks (and a few more). */
+static size_t rg_walk_room(size_t tasks)
+{
+	/* (room for a few more: they may join before the next try) */
+	return (tasks + 64) * RG_SLOT_BYTES + sizeof(u64);
+}
+
 /**
  * rg_members_read - the members file's text
  * @grp: the group
@@ -268,13 +273,12 @@ ssize_t rg_members_read(struct res_group *grp, char *buf, size_t size)
 		n = rg_walk_batch(grp, &w, nr, n, cap);
 		if (w.next == &grp->tasks || w.overflow)
 			break;
-		spin_unlock(&grp->lock);
 		if (fatal_signal_pending(current)) {
-			spin_lock(&grp->lock);
 			list_del(&w.node);
 			spin_unlock(&grp->lock);
 			return -EINTR;
 		}
+		spin_unlock(&grp->lock);
 		cond_resched();
 		spin_lock(&grp->lock);
 	}
@@ -302,11 +306,10 @@ ssize_t rg_members_read(struct res_group *grp, char *buf, size_t size)
 	 * then ask again with room for them.
 	 */
 	if (n + m > cap)
-		return ((size_t)n + m + 64) * RG_SLOT_BYTES + sizeof(u64);
+		return rg_walk_room((size_t)n + m);
 	return rg_walk_print(buf, nr, n, (pid_t *)w.notes, m);
 
 grow:
 	spin_unlock(&grp->lock);
-	/* (room for a few more: they may join before the next try) */
-	return ((size_t)nr_tasks + 64) * RG_SLOT_BYTES + sizeof(u64);
+	return rg_walk_room(nr_tasks);
 }
