@@ -588,6 +588,48 @@ static pid_t cut_sleeper(void)
 }
 
 /*
+ * Share a new cut_shared (cut.sh) and start the stayers: a process of
+ * @nstay threads in a (cut_stayers()). Returns its pid; the caller waits
+ * for them with cut_stayers_ready().
+ */
+static pid_t cut_stayers_start(struct __test_metadata *_metadata, int nstay)
+{
+	pid_t stayers;
+
+	cut.sh = mmap(NULL, sizeof(*cut.sh), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, cut.sh);
+	cut.sh->nstay = nstay;
+	stayers = fork();
+	ASSERT_LE(0, stayers);
+	if (stayers == 0)
+		cut_stayers(cut.sh);
+	return cut_track(stayers);
+}
+
+/*
+ * Wait until every stayer stored its tid (by @end), then open a's and b's
+ * members for moves: cut.fds[0] and cut.fds[1].
+ */
+static void cut_stayers_ready(struct __test_metadata *_metadata,
+			      pid_t stayers, double end)
+{
+	char p[256];
+	int status;
+
+	while (atomic_load(&cut.sh->nready) < cut.sh->nstay && now() < end) {
+		ASSERT_EQ(0, waitpid(stayers, &status, WNOHANG))
+			TH_LOG("the stayers exited: %d", rg_exit_code(status));
+		usleep(10000);
+	}
+	ASSERT_EQ(cut.sh->nstay, atomic_load(&cut.sh->nready));
+	cut.fds[0] = open(rg_path(p, sizeof(p), "a", "members"), O_WRONLY);
+	ASSERT_LE(0, cut.fds[0]);
+	cut.fds[1] = open(rg_path(p, sizeof(p), "b", "members"), O_WRONLY);
+	ASSERT_LE(0, cut.fds[1]);
+}
+
+/*
  * A read of members is one moment of the group, never a cut one. A
  * reader announces each read(2); a SCHED_FIFO mover on the same CPU
  * wakes at a random point inside it (preempting the read) and moves
@@ -607,22 +649,14 @@ static void cut_run(struct __test_metadata *_metadata, char *buf, int nstay,
 	pid_t *burst, stayers, reader;
 	int go[2], i, status, cycles = 0;
 	double end = now() + 150;
-	char p[256], c, shortest[32] = "10 ms or more";
+	char c, shortest[32] = "10 ms or more";
 	struct timespec at = {};
 	struct cut_shared *sh;
 
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	cut.sh = sh;
+	stayers = cut_stayers_start(_metadata, nstay);
+	sh = cut.sh;
 	burst = sh->burst;
 	atomic_store(&sh->read_ns, 10000000L);
-	sh->nstay = nstay;
-	stayers = fork();
-	ASSERT_LE(0, stayers);
-	if (stayers == 0)
-		cut_stayers(sh);
-	cut_track(stayers);
 	for (i = 0; i < 2; i++) {
 		sh->mark[i] = cut_track(cut_sleeper());
 		ASSERT_EQ(0, rg_move("a", sh->mark[i]));
@@ -631,16 +665,7 @@ static void cut_run(struct __test_metadata *_metadata, char *buf, int nstay,
 		burst[i] = cut_track(cut_sleeper());
 		ASSERT_EQ(0, rg_move("b", burst[i]));
 	}
-	while (atomic_load(&sh->nready) < nstay && now() < end) {
-		ASSERT_EQ(0, waitpid(stayers, &status, WNOHANG))
-			TH_LOG("the stayers exited: %d", rg_exit_code(status));
-		usleep(10000);
-	}
-	ASSERT_EQ(nstay, atomic_load(&sh->nready));
-	cut.fds[0] = open(rg_path(p, sizeof(p), "a", "members"), O_WRONLY);
-	ASSERT_LE(0, cut.fds[0]);
-	cut.fds[1] = open(rg_path(p, sizeof(p), "b", "members"), O_WRONLY);
-	ASSERT_LE(0, cut.fds[1]);
+	cut_stayers_ready(_metadata, stayers, end);
 	ASSERT_EQ(0, pipe(go));
 	cut.fds[2] = go[0];
 
@@ -974,7 +999,7 @@ TEST_F_TIMEOUT(races, members_read_is_the_group_of_one_moment, 300)
 	const int hits_needed = rg_scaled(MOMENT_HITS, MOMENT_HITS / 5);
 	const long moves_needed = rg_scaled(MOMENT_MOVES, MOMENT_MOVES / 5);
 	double end = now() + 150;
-	char p[256], st[CUT_MAX_STAY];
+	char st[CUT_MAX_STAY];
 	struct moment_reads *r;
 	pid_t stayers, reader2;
 	int status, err, j;
@@ -989,34 +1014,17 @@ TEST_F_TIMEOUT(races, members_read_is_the_group_of_one_moment, 300)
 	ASSERT_NE(MAP_FAILED, m);
 	for (j = 0; j < MOMENT_LOG; j++)
 		m->log[j] = -1;
-	m->sh = mmap(NULL, sizeof(*m->sh), PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, m->sh);
-	cut.sh = m->sh;
-	m->sh->nstay = n;
+	stayers = cut_stayers_start(_metadata, n);
+	m->sh = cut.sh;
 	m->n = n;
-	stayers = fork();
-	ASSERT_LE(0, stayers);
-	if (stayers == 0)
-		cut_stayers(m->sh);
-	cut_track(stayers);
-	while (atomic_load(&m->sh->nready) < n && now() < end) {
-		ASSERT_EQ(0, waitpid(stayers, &status, WNOHANG))
-			TH_LOG("the stayers exited: %d", rg_exit_code(status));
-		usleep(10000);
-	}
-	ASSERT_EQ(n, atomic_load(&m->sh->nready));
+	cut_stayers_ready(_metadata, stayers, end);
+	m->fds[0] = cut.fds[0];
+	m->fds[1] = cut.fds[1];
 	for (j = 0; j < n; j++) {
 		m->in_a[j] = j;
 		st[j] = 1;
 	}
 	m->na = n;
-	m->fds[0] = open(rg_path(p, sizeof(p), "a", "members"), O_WRONLY);
-	cut.fds[0] = m->fds[0];
-	ASSERT_LE(0, m->fds[0]);
-	m->fds[1] = open(rg_path(p, sizeof(p), "b", "members"), O_WRONLY);
-	cut.fds[1] = m->fds[1];
-	ASSERT_LE(0, m->fds[1]);
 	reader2 = fork();
 	ASSERT_LE(0, reader2);
 	if (reader2 == 0)
