@@ -60,8 +60,10 @@ selftests: kernel
 run: all
 	qemu/run --$(FLAVOR)
 
-# (qemu/check builds all itself, booting its guest meanwhile)
-check: kernel
+# (qemu/check builds all itself, for the debug kernel, booting its guest
+# meanwhile)
+check: deps
+	@qemu/build-kernel debug > /dev/null
 	qemu/check quick
 
 check-full: all

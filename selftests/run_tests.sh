@@ -18,6 +18,8 @@
 # its boot and end): no test file runs past it (its budget is cut to what
 # is left, 10 s at least), so that a hang is reported by its name, the
 # later files still run and the KUnit suites keep their time.
+# RG_GATE_SECONDS (set by the guest's init under qemu/run --gate): the
+# seconds the guest spent before the runner started, taken off it.
 case "$0" in */*) cd "${0%/*}" || exit 1 ;; esac	# (no dirname process)
 export RG_TOP=${RG_TOP:-$(cd .. && pwd)}
 RG_KUNIT=${RG_KUNIT-module/res_groups_kunit.ko}
@@ -183,7 +185,8 @@ tap_check() {
 
 run_end=
 if [ -n "${RG_RUN_SECONDS:-}" ]; then
-	run_end=$((SECONDS + RG_RUN_SECONDS - ${#kos[@]} * kunit_timeout))
+	# (less the seconds the guest waited for a build: qemu/run --gate)
+	run_end=$((SECONDS + RG_RUN_SECONDS - ${RG_GATE_SECONDS:-0} - ${#kos[@]} * kunit_timeout))
 fi
 
 memo_cases "$@"

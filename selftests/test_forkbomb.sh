@@ -124,5 +124,5 @@ stat bomb held
 check held_returns_to_zero [ "${V:-unreadable}" = 0 ]
 
 rmdir $RG/bomb $RG/other
-$BB rmmod numtasks res_groups
+$BB rmmod numtasks res_groups || failed=1
 exit $failed

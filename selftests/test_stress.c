@@ -365,7 +365,7 @@ static void reload(const char *name, const char *ko)
 static void module_worker(void)
 {
 	char s[16];
-	int i;
+	int i, bad, ret;
 
 	for (i = 0; !stopping(); i++) {
 		switch (rnd(4)) {
@@ -382,13 +382,19 @@ static void module_worker(void)
 			reload("cpu", CPU_KO);
 		}
 		/*
-		 * Valid, or every fourth (1) always below the tasks counted.
+		 * Valid, or in the second of every four rounds 1, always below
+		 * the tasks counted: refused (EINVAL), and a write of it that
+		 * succeeds is counted as unexpected (EOVERFLOW in its line).
 		 * Not at random: the quick tier's loaded guest gets through
 		 * two or three rounds, and a draw of invalid ones only once
 		 * failed "every kind of operation succeeded".
 		 */
-		snprintf(s, sizeof(s), "%d", i % 4 != 3 ? 5000 + rnd(100000) : 1);
-		account(K_TOTAL, rg_write(TOTAL, s), s, EINVAL, ENOENT, 0);
+		bad = i % 4 == 1;
+		snprintf(s, sizeof(s), "%d", bad ? 1 : 5000 + rnd(100000));
+		ret = rg_write(TOTAL, s);
+		if (bad && !ret)
+			ret = -EOVERFLOW;
+		account(K_TOTAL, ret, s, EINVAL, ENOENT, 0);
 		usleep(1000 * rnd(100));
 	}
 }
