@@ -18,30 +18,40 @@
  * (limit, guarantee): the fork path reads one word per group, so it sees
  * each group's old or new limit, never a mix of old and new shares.
  *
- * Locking, outermost first:
+ * Locking:
  * - nt_mutex: the children lists, our copies of the shares (min, max,
  *   divisor) and the writing of limit and guarantee. Taken in
  *   alloc_shares, free_shares, shares_changed (under the framework's
  *   mutex) and by total_numtasks writes. Never on the fork/exit path.
- * - nt_group.lock, one per group. The fork and exit path (and moves)
- *   lock the group itself, then its ancestors upwards, deepest first
- *   (lockdep subclass = depth), except the root's when the task is not in
- *   the root itself: no lock is common to all forks. A group's lock
- *   orders every change of its held with the matching change of its
- *   parent's eff, and with changes of its guarantee (which move the
- *   parent's eff too), so eff is always exact once a change completes.
- *   It also covers the fork-rate interval of the group; its counts are
- *   atomics, since a fork counts once done, in move_task (RES_GROUP_FORK).
- * - held, eff, maxheld, minheld and the fail counts are atomics: a
- *   parent's eff is changed under each child's lock, the root's held and
- *   eff under no common lock. A fork raises eff level by level with a
- *   cmpxchg that never goes past the limit, and takes the raise back if
- *   a level above refuses: eff never undercounts, so concurrent forks
- *   never overshoot; the fork path is O(depth). A move walks from each
- *   group up to their common ancestor only, entering first: no eff ever
- *   drops below its final value meanwhile (see nt_move_task()).
- * These locks are innermost: move_task runs under the framework's group
- * spinlocks.
+ * - The fork, exit and move paths take no lock (as cgroup's pids): two
+ *   forks contend only on the counters of the groups they share, by
+ *   atomic operations. A group's charged count (held and the forks on
+ *   their way up to be allowed) and its guarantee are one 64-bit word,
+ *   @use, changed by one atomic step each time (an add for the count, a
+ *   cmpxchg for the guarantee), which gives the exact change of
+ *   max(count, guarantee), the group's part of its parent's eff, that
+ *   this step made, whatever ran beside it; the step then adds that to
+ *   the parent's eff. So every parent's eff is exact once the changes in
+ *   flight are done. held itself (the statistics, with maxheld) counts a
+ *   fork once it is allowed at every level.
+ * - A fork raises eff level by level, its own group first, each with a
+ *   cmpxchg that never goes past the limit (or, where its raise is 0,
+ *   checks that eff is within it), and takes everything back if a level
+ *   above refuses: eff never counts a fork that was refused at a limit,
+ *   so concurrent forks never overshoot. A level's eff lags its
+ *   children's held while a change is between the two (a fork that
+ *   counts at a child, not yet at the parent): a fork elsewhere then
+ *   sees the parent as it was before, and one of the two is refused at
+ *   the parent if both do not fit. The fork path is O(depth). A move
+ *   walks from each group up to their common ancestor only, entering
+ *   first: no eff ever drops below its final value meanwhile (see
+ *   nt_move_task()).
+ * - nt_group.lock, one per group, covers the group's fork-rate interval:
+ *   taken by a fork into the group, and only while a fork rate is set.
+ *   The rate's counts are atomics, since a fork counts once done, in
+ *   move_task (RES_GROUP_FORK). It is innermost: move_task and can_fork
+ *   run under the framework's locks.
+ * - eff, maxheld, minheld and the fail counts are atomics.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,13 +72,14 @@
  * @parent: the parent group's state, NULL at the root
  * @children: child groups' states (nt_mutex)
  * @sibling: entry in the parent's @children (nt_mutex)
- * @depth: the group's depth (lockdep subclass of @lock)
+ * @depth: the group's depth
  * @min: min_shares as last told (nt_mutex)
  * @max: max_shares as last told (nt_mutex)
  * @divisor: child_shares_divisor as last told (nt_mutex)
  * @limit: abs_max (written under nt_mutex, read locklessly)
- * @guarantee: abs_min (written under nt_mutex and @lock)
- * @lock: see the top of this file
+ * @lock: the fork-rate interval (see the top of this file)
+ * @use: charged, held and the forks being allowed (low 32 bits), and
+ *	guarantee, abs_min (high 32 bits; written under nt_mutex)
  * @held: tasks counted here and in all descendants
  * @eff: effective use
  * @maxheld: highest @held since load or reset
@@ -89,8 +100,8 @@ struct nt_group {
 	int max;
 	int divisor;
 	int limit;
-	int guarantee;
 	spinlock_t lock;	/* see the top of this file */
+	atomic64_t use;
 	atomic_t held;
 	atomic_t eff;
 	atomic_t maxheld;
@@ -101,6 +112,23 @@ struct nt_group {
 	atomic_t rate_count;
 	atomic_t rate_inflight;
 };
+
+/* @use's parts; both are never negative. */
+static int nt_charged_of(s64 use)
+{
+	return (u32)use;
+}
+
+static int nt_guarantee_of(s64 use)
+{
+	return (u64)use >> 32;
+}
+
+/* A group's part of its parent's eff. */
+static int nt_part_of_parent(s64 use)
+{
+	return max(nt_charged_of(use), nt_guarantee_of(use));
+}
 
 static DEFINE_MUTEX(nt_mutex);
 static struct nt_group *nt_root;	/* nt_mutex */
@@ -178,15 +206,14 @@ static int nt_part(int amount, int num, int div)
  */
 static void nt_set_guarantee(struct nt_group *g, int amin)
 {
-	int held, old;
+	s64 old = atomic64_read(&g->use), new;
 
-	spin_lock_nested(&g->lock, g->depth);
-	old = g->guarantee;
-	held = atomic_read(&g->held);
+	do {
+		new = ((s64)amin << 32) | (u32)old;
+	} while (!atomic64_try_cmpxchg(&g->use, &old, new));
 	if (g->parent)
-		atomic_add(max(held, amin) - max(held, old), &g->parent->eff);
-	WRITE_ONCE(g->guarantee, amin);
-	spin_unlock(&g->lock);
+		atomic_add(nt_part_of_parent(new) - nt_part_of_parent(old),
+			   &g->parent->eff);
 }
 
 /*
@@ -204,13 +231,25 @@ static void nt_derive(struct nt_group *g)
 	} else {
 		limit = g->max >= 0 ? nt_part(p->limit, g->max, p->divisor) :
 				      p->limit;
-		amin = g->min >= 0 ? nt_part(p->guarantee, g->min, p->divisor) :
+		amin = g->min >= 0 ? nt_part(nt_guarantee_of(atomic64_read(&p->use)),
+						 g->min, p->divisor) :
 				     0;
 	}
 	WRITE_ONCE(g->limit, limit);
 	nt_set_guarantee(g, amin);
 	list_for_each_entry(c, &g->children, sibling)
 		nt_derive(c);
+}
+
+/*
+ * Add @delta (1 or -1) to @g's charged count.
+ * Return: the change of @g's part of its parent's eff that this made.
+ */
+static int nt_charged_add(struct nt_group *g, int delta)
+{
+	s64 new = atomic64_add_return(delta, &g->use);
+
+	return nt_part_of_parent(new) - nt_part_of_parent(new - delta);
 }
 
 /* Add @delta to @g's held, keeping maxheld and minheld. */
@@ -246,16 +285,11 @@ static bool nt_eff_add(struct nt_group *g, int d, bool check)
 	return true;
 }
 
-static bool nt_charge_parent(struct nt_group *p, int d, bool check,
-			     struct nt_group *stop);
-
 /*
  * One more task in @g's subtree, @d (0 or 1) more effective use of @g;
  * @check: refuse (false) if a limit of @g or above would be exceeded,
  * and then change nothing. Up to the root, or up to @stop, where the
  * task stays in the subtree (a move): there only eff changes, by @d.
- * Caller holds @g->lock, unless @g is the root and the task is not its
- * own.
  *
  * Never inlined nor cloned: a test holds a move still here, by name
  * (selftests/modules/rg_fork_stall.c), calling it as declared.
@@ -263,88 +297,52 @@ static bool nt_charge_parent(struct nt_group *p, int d, bool check,
 static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
 					    bool check, struct nt_group *stop)
 {
-	bool ok = true;
+	int up;
 
 	if (!nt_eff_add(g, d, check))
 		return false;
 	if (g == stop)
 		return true;
-	if (g->parent)
-		ok = nt_charge_parent(g->parent, atomic_read(&g->held) >=
-				      g->guarantee, check, stop);
-	if (ok)
+	up = nt_charged_add(g, 1);
+	if (!g->parent || nt_charge_at(g->parent, up, check, stop)) {
 		nt_held_add(g, 1);
-	else
-		atomic_sub(d, &g->eff);
-	return ok;
+		return true;
+	}
+	/*
+	 * Refused above, where nothing of ours stays: what the parent is
+	 * owed is the whole change of our part of it, raise and take-back,
+	 * of which it saw neither (0 unless the count moved meanwhile).
+	 */
+	up += nt_charged_add(g, -1);
+	if (up)
+		atomic_add(up, &g->parent->eff);
+	atomic_sub(d, &g->eff);
+	return false;
 }
 
-/* nt_charge_at() for @p, a parent on the path, locked unless the root. */
-static bool nt_charge_parent(struct nt_group *p, int d, bool check,
-			     struct nt_group *stop)
-{
-	bool ok;
-
-	if (!p->parent)
-		return nt_charge_at(p, d, check, stop);
-	spin_lock_nested(&p->lock, p->depth);
-	ok = nt_charge_at(p, d, check, stop);
-	spin_unlock(&p->lock);
-	return ok;
-}
-
-static void nt_uncharge_parent(struct nt_group *p, int d,
-			       struct nt_group *stop);
-
-/* Undo nt_charge_at(); same locking. */
+/* Undo nt_charge_at(@g, @d, ..., @stop). */
 static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop)
 {
-	if (g != stop && g->parent)
-		nt_uncharge_parent(g->parent, atomic_read(&g->held) >
-				   g->guarantee, stop);
+	int down;
+
 	atomic_sub(d, &g->eff);
-	if (g != stop)
-		nt_held_add(g, -1);
-}
-
-static void nt_uncharge_parent(struct nt_group *p, int d,
-			       struct nt_group *stop)
-{
-	if (!p->parent) {
-		nt_uncharge_at(p, d, stop);
+	if (g == stop)
 		return;
-	}
-	spin_lock_nested(&p->lock, p->depth);
-	nt_uncharge_at(p, d, stop);
-	spin_unlock(&p->lock);
-}
-
-/* A task enters @g, from elsewhere below @stop (or NULL); never refused. */
-static void nt_charge(struct nt_group *g, struct nt_group *stop)
-{
-	spin_lock_nested(&g->lock, g->depth);
-	nt_charge_at(g, 1, false, stop);
-	spin_unlock(&g->lock);
-}
-
-/* A task leaves @g, for elsewhere below @stop (or NULL). */
-static void nt_uncharge(struct nt_group *g, struct nt_group *stop)
-{
-	spin_lock_nested(&g->lock, g->depth);
-	nt_uncharge_at(g, 1, stop);
-	spin_unlock(&g->lock);
+	nt_held_add(g, -1);
+	down = nt_charged_add(g, -1);
+	if (g->parent)
+		nt_uncharge_at(g->parent, -down, stop);
 }
 
 /*
- * The fork-rate limit of @g; caller holds @g->lock. A fork counts in the
+ * The fork-rate limit of @g; caller holds @g->lock, if @rate is not 0. A fork counts in the
  * interval in which it is done (post_fork); until then it is in flight,
  * and the forks in flight count against every interval they may end in.
  * So a fork cancelled after the interval restarted gives nothing back to
  * the new one, and no interval has more than forkrate forks done.
  */
-static bool nt_rate_ok(struct nt_group *g)
+static bool nt_rate_ok(struct nt_group *g, unsigned int rate)
 {
-	unsigned int rate = READ_ONCE(forkrate);
 	unsigned long interval;
 
 	if (!rate)
@@ -358,21 +356,36 @@ static bool nt_rate_ok(struct nt_group *g)
 	       atomic_read(&g->rate_inflight) < rate;
 }
 
+/* Charge a fork into @g, counted in flight for its fork rate. */
+static int nt_fork_charge(struct nt_group *g, bool check)
+{
+	if (!nt_charge_at(g, 1, check, NULL)) {
+		atomic_long_inc(&g->failcnt);
+		return -EAGAIN;
+	}
+	atomic_inc(&g->rate_inflight);
+	return 0;
+}
+
+/*
+ * With a fork rate set, the group's forks take its lock, from the rate's
+ * check until the fork is in flight; else none.
+ */
 static int nt_can_fork(struct res_shares *s)
 {
 	struct nt_group *g = to_nt(s);
 	bool check = READ_ONCE(nt_enforce);
-	int ret = 0;
+	unsigned int rate = check ? READ_ONCE(forkrate) : 0;
+	int ret;
 
-	spin_lock_nested(&g->lock, g->depth);
-	if (check && !nt_rate_ok(g)) {
+	if (!rate)
+		return nt_fork_charge(g, check);
+	spin_lock(&g->lock);
+	if (nt_rate_ok(g, rate)) {
+		ret = nt_fork_charge(g, check);
+	} else {
 		atomic_long_inc(&g->forkrate_failcnt);
 		ret = -EAGAIN;
-	} else if (!nt_charge_at(g, 1, check, NULL)) {
-		atomic_long_inc(&g->failcnt);
-		ret = -EAGAIN;
-	} else {
-		atomic_inc(&g->rate_inflight);
 	}
 	spin_unlock(&g->lock);
 	return ret;
@@ -382,10 +395,8 @@ static void nt_cancel_fork(struct res_shares *s)
 {
 	struct nt_group *g = to_nt(s);
 
-	spin_lock_nested(&g->lock, g->depth);
 	nt_uncharge_at(g, 1, NULL);
 	atomic_dec(&g->rate_inflight);
-	spin_unlock(&g->lock);
 }
 
 /* The nearest group with both @a and @b in its subtree. */
@@ -435,9 +446,9 @@ static void nt_move_task(struct task_struct *tsk, struct res_shares *from,
 	 * before and after the move (eff one above both for that moment).
 	 */
 	if (t)
-		nt_charge(t, anc);
+		nt_charge_at(t, 1, false, anc);
 	if (f)
-		nt_uncharge(f, anc);
+		nt_uncharge_at(f, 1, anc);
 }
 
 static void nt_show_stats(struct res_shares *s, struct seq_buf *sb)
@@ -450,7 +461,8 @@ static void nt_show_stats(struct res_shares *s, struct seq_buf *sb)
 		       "res=numtasks,held=%d,maxheld=%d,minheld=%d,limit=%d,guarantee=%d,failcnt=%lu,forkrate_failcnt=%lu\n",
 		       held, max(atomic_read(&g->maxheld), held),
 		       min(atomic_read(&g->minheld), held),
-		       READ_ONCE(g->limit), READ_ONCE(g->guarantee),
+		       READ_ONCE(g->limit),
+		       nt_guarantee_of(atomic64_read(&g->use)),
 		       atomic_long_read(&g->failcnt),
 		       atomic_long_read(&g->forkrate_failcnt));
 }
@@ -502,7 +514,7 @@ static void nt_free_shares(struct res_shares *s)
 
 	mutex_lock(&nt_mutex);
 	/* No task counts here any more; children are freed first. */
-	WARN_ON_ONCE(atomic_read(&g->held));
+	WARN_ON_ONCE(nt_charged_of(atomic64_read(&g->use)));
 	nt_set_guarantee(g, 0);
 	if (g->parent)
 		list_del(&g->sibling);

@@ -27,7 +27,9 @@
  *   take, and left as it was (probe_internal says how).
  * The fork model adds tasks: forks into chosen groups must succeed or
  * fail with EAGAIN exactly as the effective-use rule says, with moves,
- * kills, shares writes and rmdir in between.
+ * kills, shares writes and rmdir in between; every group's held, maxheld
+ * (a refused fork raises none, not even below the ancestor that refused
+ * it) and failcnt are the model's.
  *
  * The seeds are fixed, so what they reach is too, and it is checked:
  * on every seed, a shares write that each condition of rule 4 (a, b, c,
@@ -94,6 +96,7 @@ struct mgroup {
 	int min, max, div;	/* what shares shows */
 	int own;		/* tasks of ours in the group itself */
 	long failcnt;		/* numtasks forks refused here */
+	long long maxheld;	/* the highest held (the fork model) */
 };
 
 struct model {
@@ -101,7 +104,7 @@ struct model {
 	long long total;	/* total_numtasks */
 	unsigned long long rng;
 	int names;		/* names given so far */
-	bool tasks;		/* the fork model: held, failcnt checked */
+	bool tasks;		/* the fork model: held, maxheld, failcnt checked */
 	char *log;		/* every operation so far, one per line */
 	size_t loglen;
 	char why[1024];		/* the divergence */
@@ -377,6 +380,20 @@ static long long model_held(struct model *m, int gi)
 	return h;
 }
 
+/*
+ * Each group's maxheld raised to its held now. Called where a group's
+ * held peaks: a fork (with us in the group) and a move (each group
+ * between the two and their common ancestor only rises or only falls).
+ */
+static void note_peak(struct model *m)
+{
+	int i;
+
+	for (i = 1; i < MAXG; i++)
+		if (m->g[i].used && model_held(m, i) > m->g[i].maxheld)
+			m->g[i].maxheld = model_held(m, i);
+}
+
 /* Effective use: own tasks plus, per child, max(held, guarantee). */
 static long long model_eff(struct model *m, int gi, const long long *gua)
 {
@@ -423,8 +440,8 @@ static int diverged(struct model *m, const char *fmt, ...)
 }
 
 /*
- * Every group's shares, limit, guarantee (and, in the fork model, held
- * and failcnt) read back as the model says, into sh; total_numtasks too.
+ * Every group's shares, limit, guarantee (and, in the fork model, held,
+ * maxheld and failcnt) read back as the model says, into sh; total_numtasks too.
  * 0, or -1 with m->why set.
  */
 static int check_files(struct model *m, struct shown *sh)
@@ -478,6 +495,10 @@ static int check_files(struct model *m, struct shown *sh)
 		if (v != model_held(m, i))
 			return diverged(m, "/%s held=%lld, model %lld (stats \"%.200s\")",
 					g->path, v, model_held(m, i), buf);
+		v = field(buf, "maxheld");
+		if (m->tasks && v != g->maxheld)
+			return diverged(m, "/%s maxheld=%lld, model %lld (stats \"%.200s\")",
+					g->path, v, g->maxheld, buf);
 		v = field(buf, "failcnt");
 		if (m->tasks && v != g->failcnt)
 			return diverged(m, "/%s failcnt=%lld, model %ld (stats \"%.200s\")",
@@ -1324,6 +1345,13 @@ static int op_fork(struct model *m, int gi)
 	}
 	got = add_kid(gi);
 	logf_(m, "fork in /%s -> %s\n", m->g[gi].path, ename(got));
+	/*
+	 * The peak: us and the child if allowed (a refused fork raises no
+	 * maxheld, not even below the ancestor that refused it).
+	 */
+	m->g[gi].own += !got;
+	note_peak(m);
+	m->g[gi].own -= !got;
 	r = gi ? rg_move("", getpid()) : 0;
 	if (r) {
 		snprintf(m->why, sizeof(m->why), "moving us back to /: %s",
@@ -1361,6 +1389,7 @@ static int op_move(struct model *m, int k, int gi)
 	m->g[kids.grp[k]].own--;
 	m->g[gi].own++;
 	kids.grp[k] = gi;
+	note_peak(m);
 	return 0;
 }
 
