@@ -6,12 +6,9 @@
  *
  * Each group has held (tasks in it and all its descendants) and eff, its
  * effective use: its own tasks plus, for each child C, max(held(C),
- * guarantee(C)), so an unused guarantee stays reserved. Both are running
- * counts: a task entering or leaving G changes held by one in G and every
- * ancestor, and eff by one in G and in each ancestor A whose child C on
- * the path has held(C) above (or, entering, at least) guarantee(C). A
- * fork into G is refused if afterwards eff(A) > limit(A) for G or any
- * ancestor A, whether or not the fork raises eff(A).
+ * guarantee(C)), so an unused guarantee stays reserved. A fork into G is
+ * refused if afterwards eff(A) > limit(A) for G or any ancestor A,
+ * whether or not the fork raises eff(A).
  *
  * Limits and guarantees (abs_max, abs_min) are worked out under nt_mutex
  * whenever shares or total_numtasks change, and kept as one int each
@@ -23,35 +20,39 @@
  *   divisor) and the writing of limit and guarantee. Taken in
  *   alloc_shares, free_shares, shares_changed (under the framework's
  *   mutex) and by total_numtasks writes. Never on the fork/exit path.
- * - The fork, exit and move paths take no lock (as cgroup's pids): two
- *   forks contend only on the counters of the groups they share, by
- *   atomic operations. A group's charged count (held and the forks on
- *   their way up to be allowed) and its guarantee are one 64-bit word,
- *   @use, changed by one atomic step each time (an add for the count, a
- *   cmpxchg for the guarantee), which gives the exact change of
- *   max(count, guarantee), the group's part of its parent's eff, that
- *   this step made, whatever ran beside it; the step then adds that to
- *   the parent's eff. So every parent's eff is exact once the changes in
- *   flight are done. held itself (the statistics, with maxheld) counts a
- *   fork once it is allowed at every level.
- * - A fork raises eff level by level, its own group first, each with a
- *   cmpxchg that never goes past the limit (or, where its raise is 0,
- *   checks that eff is within it), and takes everything back if a level
- *   above refuses: eff never counts a fork that was refused at a limit,
- *   so concurrent forks never overshoot. A level's eff lags its
- *   children's held while a change is between the two (a fork that
- *   counts at a child, not yet at the parent): a fork elsewhere then
- *   sees the parent as it was before, and one of the two is refused at
- *   the parent if both do not fit. The fork path is O(depth). A move
- *   walks from each group up to their common ancestor only, entering
- *   first: no eff ever drops below its final value meanwhile (see
- *   nt_move_task()).
+ * - The fork, exit and move paths take no lock (as cgroup's pids): forks
+ *   contend only on the counters of the groups they share, by atomic
+ *   operations. eff is a running count. Each group's part of its
+ *   parent's eff, max(charged, guarantee), comes from one 64-bit word,
+ *   @use: the charged count (held, and the tasks on their way in) and the
+ *   guarantee, changed by one atomic step each time, which knows the
+ *   exact change of that part.
+ * - eff never undercounts: a rise of a part is added to the parent's eff
+ *   before it is made visible in @use (a fork: the levels above first,
+ *   each with a cmpxchg that never goes past the limit, then the cmpxchg
+ *   of @use, which redoes the difference if @use moved meanwhile; a
+ *   guarantee raise: the add, then its cmpxchg), and a fall is made
+ *   visible before it is taken off. So every check sees at least the
+ *   true use, concurrent forks never overshoot a limit, and eff is exact
+ *   once nothing is in flight. A refused fork takes back its raises; it
+ *   may have refused another fork meanwhile (eff one above the truth for
+ *   that moment), as a fork that is later cancelled may. The fork path is
+ *   O(depth).
+ * - held (the statistics, with maxheld and minheld) is raised once a
+ *   fork is allowed at every level (nt_held_path()): a refused fork
+ *   raises no maxheld anywhere. A move walks from each group up to their
+ *   common ancestor only, entering first: no eff ever drops below its
+ *   final value meanwhile (see nt_move_task()).
  * - nt_group.lock, one per group, covers the group's fork-rate interval:
- *   taken by a fork into the group, and only while a fork rate is set.
- *   The rate's counts are atomics, since a fork counts once done, in
- *   move_task (RES_GROUP_FORK). It is innermost: move_task and can_fork
- *   run under the framework's locks.
- * - eff, maxheld, minheld and the fail counts are atomics.
+ *   taken by a fork into the group while a fork rate is set (a rate set
+ *   while forks are under way applies to those that start after it). Its
+ *   counts are atomics, since a fork counts once done, in move_task
+ *   (RES_GROUP_FORK). It is never nested.
+ * - maxheld, minheld and the fail counts are atomics; eff is a long (the
+ *   guarantees below a total_numtasks near INT_MAX and the own tasks may
+ *   add up past INT_MAX).
+ * On architectures without 64-bit atomics (CONFIG_GENERIC_ATOMIC64) the
+ * kernel's atomic64_t takes a hashed spinlock: correct, not lock-free.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -78,7 +79,7 @@
  * @divisor: child_shares_divisor as last told (nt_mutex)
  * @limit: abs_max (written under nt_mutex, read locklessly)
  * @lock: the fork-rate interval (see the top of this file)
- * @use: charged, held and the forks being allowed (low 32 bits), and
+ * @use: charged, held and the tasks on their way in (low 32 bits), and
  *	guarantee, abs_min (high 32 bits; written under nt_mutex)
  * @held: tasks counted here and in all descendants
  * @eff: effective use
@@ -103,7 +104,7 @@ struct nt_group {
 	spinlock_t lock;	/* see the top of this file */
 	atomic64_t use;
 	atomic_t held;
-	atomic_t eff;
+	atomic_long_t eff;
 	atomic_t maxheld;
 	atomic_t minheld;
 	atomic_long_t failcnt;
@@ -202,18 +203,27 @@ static int nt_part(int amount, int num, int div)
 
 /*
  * Set @g's guarantee to @amin, moving its parent's eff by the change of
- * max(held, guarantee). Caller holds nt_mutex.
+ * max(charged, guarantee): a rise before it is visible, a fall after.
+ * Caller holds nt_mutex.
  */
 static void nt_set_guarantee(struct nt_group *g, int amin)
 {
 	s64 old = atomic64_read(&g->use), new;
+	long delta;
 
-	do {
+	for (;;) {
 		new = ((s64)amin << 32) | (u32)old;
-	} while (!atomic64_try_cmpxchg(&g->use, &old, new));
-	if (g->parent)
-		atomic_add(nt_part_of_parent(new) - nt_part_of_parent(old),
-			   &g->parent->eff);
+		delta = g->parent ? nt_part_of_parent(new) -
+				    nt_part_of_parent(old) : 0;
+		if (delta > 0)
+			atomic_long_add(delta, &g->parent->eff);
+		if (atomic64_try_cmpxchg(&g->use, &old, new))
+			break;
+		if (delta > 0)
+			atomic_long_sub(delta, &g->parent->eff);
+	}
+	if (delta < 0)
+		atomic_long_add(delta, &g->parent->eff);
 }
 
 /*
@@ -241,15 +251,19 @@ static void nt_derive(struct nt_group *g)
 		nt_derive(c);
 }
 
-/*
- * Add @delta (1 or -1) to @g's charged count.
- * Return: the change of @g's part of its parent's eff that this made.
- */
-static int nt_charged_add(struct nt_group *g, int delta)
+/* The rise of a group's part of its parent's eff if @use took one more. */
+static int nt_rise(s64 use)
 {
-	s64 new = atomic64_add_return(delta, &g->use);
+	return nt_part_of_parent(use + 1) - nt_part_of_parent(use);
+}
 
-	return nt_part_of_parent(new) - nt_part_of_parent(new - delta);
+/* One task fewer charged in @g. Return: the fall of its part (<= 0). */
+static int nt_charged_dec(struct nt_group *g)
+{
+	s64 new = atomic64_dec_return(&g->use);
+
+	WARN_ON_ONCE((u32)new == U32_MAX);
+	return nt_part_of_parent(new) - nt_part_of_parent(new + 1);
 }
 
 /* Add @delta to @g's held, keeping maxheld and minheld. */
@@ -265,95 +279,135 @@ static void nt_held_add(struct nt_group *g, int delta)
 	} while (!atomic_try_cmpxchg(m, &old, h));
 }
 
+/* @delta more (or fewer) tasks held from @g up to @stop (not included). */
+static void nt_held_path(struct nt_group *g, int delta, struct nt_group *stop)
+{
+	for (; g && g != stop; g = g->parent)
+		nt_held_add(g, delta);
+}
+
 /*
  * Raise @g's eff by @d (0 or 1). With @check, only if it then stays
  * within the limit (for @d 0: if it is within now).
  */
 static bool nt_eff_add(struct nt_group *g, int d, bool check)
 {
-	int limit = READ_ONCE(g->limit);
-	int old = atomic_read(&g->eff);
+	long limit = READ_ONCE(g->limit);
+	long old = atomic_long_read(&g->eff);
 
 	if (!check) {
-		atomic_add(d, &g->eff);
+		atomic_long_add(d, &g->eff);
 		return true;
 	}
 	do {
 		if (old + d > limit)
 			return false;
-	} while (d && !atomic_try_cmpxchg(&g->eff, &old, old + d));
+	} while (d && !atomic_long_try_cmpxchg(&g->eff, &old, old + d));
 	return true;
 }
 
+static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop);
+
 /*
- * One more task in @g's subtree, @d (0 or 1) more effective use of @g;
- * @check: refuse (false) if a limit of @g or above would be exceeded,
- * and then change nothing. Up to the root, or up to @stop, where the
- * task stays in the subtree (a move): there only eff changes, by @d.
+ * One more task charged in @g's subtree, @d (0 or 1) more effective use
+ * of @g; @check: refuse (false) if a limit of @g or above would be
+ * exceeded, and then take back what was raised. Up to the root, or up to
+ * @stop, where the task stays in the subtree (a move): there only eff
+ * changes, by @d. held is left to the caller (nt_held_path()).
  *
  * Never inlined nor cloned: a test holds a move still here, by name
  * (selftests/modules/rg_fork_stall.c), calling it as declared.
  */
 static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
+					    bool check, struct nt_group *stop);
+
+/*
+ * nt_charge_at() for @p, the parent of a group whose part rises by @d
+ * once this returns true (see the top of this file: before it is
+ * visible). Never inlined nor cloned: a test holds a fork still here.
+ */
+static noinline __noclone bool nt_charge_parent(struct nt_group *p, int d,
+						bool check,
+						struct nt_group *stop)
+{
+	return nt_charge_at(p, d, check, stop);
+}
+
+static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
 					    bool check, struct nt_group *stop)
 {
-	int up;
+	struct nt_group *p = g->parent;
+	s64 old;
+	int up, more;
 
 	if (!nt_eff_add(g, d, check))
 		return false;
 	if (g == stop)
 		return true;
-	up = nt_charged_add(g, 1);
-	if (!g->parent || nt_charge_at(g->parent, up, check, stop)) {
-		nt_held_add(g, 1);
+	if (!p) {
+		atomic64_inc(&g->use);
 		return true;
 	}
-	/*
-	 * Refused above, where nothing of ours stays: what the parent is
-	 * owed is the whole change of our part of it, raise and take-back,
-	 * of which it saw neither (0 unless the count moved meanwhile).
-	 */
-	up += nt_charged_add(g, -1);
-	if (up)
-		atomic_add(up, &g->parent->eff);
-	atomic_sub(d, &g->eff);
+	old = atomic64_read(&g->use);
+	up = nt_rise(old);
+	if (!nt_charge_parent(p, up, check, stop))
+		goto refused;
+	/* Visible now; if @use moved meanwhile, the parent's raise follows. */
+	while (!atomic64_try_cmpxchg(&g->use, &old, old + 1)) {
+		more = nt_rise(old) - up;
+		if (more > 0 && !nt_eff_add(p, more, check)) {
+			nt_uncharge_at(p, up, stop);
+			goto refused;
+		}
+		if (more < 0)
+			atomic_long_add(more, &p->eff);
+		up += more;
+	}
+	return true;
+refused:
+	atomic_long_sub(d, &g->eff);
 	return false;
 }
 
-/* Undo nt_charge_at(@g, @d, ..., @stop). */
+/*
+ * Undo nt_charge_at(@g, @d, ..., @stop): each fall is visible before it
+ * is taken off the parent's eff. held is left to the caller.
+ */
 static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop)
 {
 	int down;
 
-	atomic_sub(d, &g->eff);
+	atomic_long_sub(d, &g->eff);
 	if (g == stop)
 		return;
-	nt_held_add(g, -1);
-	down = nt_charged_add(g, -1);
+	down = nt_charged_dec(g);
 	if (g->parent)
 		nt_uncharge_at(g->parent, -down, stop);
 }
 
 /*
- * The fork-rate limit of @g; caller holds @g->lock, if @rate is not 0. A fork counts in the
- * interval in which it is done (post_fork); until then it is in flight,
- * and the forks in flight count against every interval they may end in.
- * So a fork cancelled after the interval restarted gives nothing back to
- * the new one, and no interval has more than forkrate forks done.
+ * The fork-rate limit of @g (@rate forks an interval); caller holds
+ * @g->lock. A fork counts in the interval in which it is done
+ * (post_fork); until then it is in flight, and the forks in flight count
+ * against every interval they may end in. So a fork cancelled after the
+ * interval restarted gives nothing back to the new one, and no interval
+ * has more than @rate forks done.
  */
 static bool nt_rate_ok(struct nt_group *g, unsigned int rate)
 {
 	unsigned long interval;
+	int inflight;
 
-	if (!rate)
-		return true;
+	lockdep_assert_held(&g->lock);
 	interval = (unsigned long)READ_ONCE(forkrate_interval) * HZ;
 	if (time_after_eq(jiffies, g->rate_start + interval)) {
 		g->rate_start = jiffies;
 		atomic_set(&g->rate_count, 0);
 	}
-	return (unsigned int)atomic_read(&g->rate_count) +
-	       atomic_read(&g->rate_inflight) < rate;
+	/* In flight first: a fork done meanwhile is then counted (twice). */
+	inflight = atomic_read(&g->rate_inflight);
+	smp_rmb();	/* pairs with nt_move_task()'s smp_mb__after_atomic() */
+	return (unsigned int)atomic_read(&g->rate_count) + inflight < rate;
 }
 
 /* Charge a fork into @g, counted in flight for its fork rate. */
@@ -363,6 +417,7 @@ static int nt_fork_charge(struct nt_group *g, bool check)
 		atomic_long_inc(&g->failcnt);
 		return -EAGAIN;
 	}
+	nt_held_path(g, 1, NULL);
 	atomic_inc(&g->rate_inflight);
 	return 0;
 }
@@ -396,6 +451,7 @@ static void nt_cancel_fork(struct res_shares *s)
 	struct nt_group *g = to_nt(s);
 
 	nt_uncharge_at(g, 1, NULL);
+	nt_held_path(g, -1, NULL);
 	atomic_dec(&g->rate_inflight);
 }
 
@@ -433,6 +489,7 @@ static void nt_move_task(struct task_struct *tsk, struct res_shares *from,
 	 */
 	if (to && event == RES_GROUP_FORK) {
 		atomic_inc(&to_nt(to)->rate_count);
+		smp_mb__after_atomic();	/* pairs with nt_rate_ok()'s smp_rmb() */
 		atomic_dec(&to_nt(to)->rate_inflight);
 	}
 
@@ -445,10 +502,14 @@ static void nt_move_task(struct task_struct *tsk, struct res_shares *from,
 	 * ancestor's limit, but it may be refused where it would pass both
 	 * before and after the move (eff one above both for that moment).
 	 */
-	if (t)
+	if (t) {
 		nt_charge_at(t, 1, false, anc);
-	if (f)
+		nt_held_path(t, 1, anc);
+	}
+	if (f) {
 		nt_uncharge_at(f, 1, anc);
+		nt_held_path(f, -1, anc);
+	}
 }
 
 static void nt_show_stats(struct res_shares *s, struct seq_buf *sb)

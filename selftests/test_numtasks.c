@@ -308,6 +308,86 @@ TEST_F_TIMEOUT(nt, moves_never_open_a_full_ancestor, 120)
 }
 
 /*
+ * A fork held on its way up never lets a sibling group's fork through a
+ * full parent, nor does an exit meanwhile. a (limit 10) is full: x, with
+ * a guarantee of 4, holds 3 sleepers and the straddler (4), y holds 5
+ * sleepers and us (6). The straddler forks in x and is held where x's
+ * raise of a is being made (numtasks' nt_charge_parent()); meanwhile a
+ * sleeper of x exits and we fork in y. y may hold 10 - 4 = 6 at most, so
+ * our fork is refused. (Before the fix x showed the straddler's child
+ * before a counted it: the exit then took one off a that a had never
+ * added, our fork passed, and the refused straddler gave its raise back:
+ * a at 11, y at 7, x's guarantee eaten.) Once all is done, x still gets
+ * its guarantee and a its limit, exactly.
+ */
+TEST_F_TIMEOUT(nt, a_fork_on_its_way_up_opens_no_full_parent, 60)
+{
+	int pipefd[2], status, err;
+	pid_t straddler;
+	double t;
+	char c = 0;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_fork_stall.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("a/x"));
+	ASSERT_EQ(0, rg_mkdir("a/y"));
+	ASSERT_EQ(0, rg_set("a", "shares",
+			    "res=numtasks,min_shares=10,max_shares=10,child_shares_divisor=10"));
+	ASSERT_EQ(0, rg_set("a/x", "shares", "res=numtasks,min_shares=4"));
+	EXPECT_EQ(4, NT("a/x", "guarantee"));
+	ASSERT_EQ(0, move_kids("a/x", 3));
+	ASSERT_EQ(0, move_kids("a/y", 5));
+	ASSERT_EQ(0, pipe(pipefd));
+	straddler = fork();
+	ASSERT_LE(0, straddler);
+	if (straddler == 0) {
+		pid_t pid;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "rg_straddler");
+		close(pipefd[1]);
+		if (read(pipefd[0], &c, 1) != 1)
+			_exit(3);
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			_exit(waitpid(pid, NULL, 0) == pid ? 0 : 4);
+		_exit(errno == EAGAIN ? 1 : 2);
+	}
+	close(pipefd[0]);
+	ASSERT_EQ(0, rg_move("a/x", straddler));
+	ASSERT_EQ(0, rg_move("a/y", getpid()));
+	EXPECT_EQ(4, NT("a/x", "held"));
+	EXPECT_EQ(6, NT("a/y", "held"));
+	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "spin_parent", "400"));
+	ASSERT_EQ(1, write(pipefd[1], &c, 1));
+	for (t = 0; t < 10 && rg_stall_get("stalled") != 5; t += 0.001)
+		usleep(1000);
+	ASSERT_EQ(5, rg_stall_get("stalled"));
+	/* x's sleeper exits; we fork in y: both while the straddler is held. */
+	rg_kill(kids.pid[0]);
+	kids.pid[0] = -1;
+	EXPECT_EQ(-EAGAIN, add_kid());
+	EXPECT_EQ(5, rg_stall_get("stalled"));
+	ASSERT_EQ(straddler, waitpid(straddler, &status, 0));
+	close(pipefd[1]);
+	ASSERT_TRUE(WIFEXITED(status));
+	TH_LOG("the straddler's fork: %s", WEXITSTATUS(status) == 0 ?
+	       "allowed" : WEXITSTATUS(status) == 1 ? "refused" : "failed");
+	EXPECT_GE(1, WEXITSTATUS(status));
+	EXPECT_EQ(1, rg_stall_get("spins"));
+	EXPECT_EQ(6, NT("a/y", "held"));
+	EXPECT_GE(10, NT("a", "maxheld"));
+	/* All done: x (2 sleepers and us) may grow to 5, y staying at 5. */
+	ASSERT_EQ(0, rg_move("a/x", getpid()));
+	EXPECT_EQ(2, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_EQ(10, NT("a", "held"));
+}
+
+/*
  * A group over its limit (by moves) refuses forks in its whole subtree,
  * even a fork that would only use a child's unused guarantee.
  */

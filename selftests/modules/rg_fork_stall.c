@@ -35,10 +35,14 @@
  *                 locks of its caller held: a move, under res_groups'
  *                 group spinlocks, cannot sleep. Reads the MS armed, or
  *                 0.
- *   stalled       reads 1, 2, 3 or 4 while a task waits at the first,
- *                 second, third or fourth point, else 0.
+ *   spin_parent=MS  (numtasks loaded) the same at its next call of
+ *                 nt_charge_parent() (a fork or move raising a parent's
+ *                 count, before the group below shows the task). Shares
+ *                 its MS with spin_charge.
+ *   stalled       reads 1, 2, 3, 4 or 5 while a task waits at the first,
+ *                 second, third, fourth or fifth point, else 0.
  *   timeouts      how many waits gave up after 30 s instead.
- *   spins         how many spins (spin_charge) were done.
+ *   spins         how many spins (spin_charge, spin_parent) were done.
  * A wait also ends when the task is killed, and at our unload. Each
  * hold is for one call: writing 1 again while the last one is armed or
  * still held fails with EBUSY.
@@ -206,6 +210,7 @@ static void *rg_stall_lock_task_group(struct task_struct *tsk);
 static void rg_stall_commit(struct res_shares *s, const struct res_shares *f,
 			    struct res_shares *parent);
 static bool rg_stall_charge_at(void *g, int d, bool check, void *stop);
+static bool rg_stall_charge_parent(void *p, int d, bool check, void *stop);
 
 static struct rg_stall rg_stall_fork = {
 	.ops.func	= rg_stall_redirect,
@@ -235,6 +240,14 @@ static struct rg_stall rg_stall_charge = {
 	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 	.func		= "nt_charge_at",
 	.wrapper	= rg_stall_charge_at,
+	.module		= "numtasks",
+};
+
+static struct rg_stall rg_stall_parent = {
+	.ops.func	= rg_stall_redirect,
+	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	.func		= "nt_charge_parent",
+	.wrapper	= rg_stall_charge_parent,
 	.module		= "numtasks",
 };
 
@@ -334,23 +347,35 @@ static void rg_stall_commit(struct res_shares *s, const struct res_shares *f,
 }
 
 /*
- * Spins (a move cannot sleep here) before the real call, which may sleep
- * no more than its caller: the arguments are passed through untouched.
+ * Spins (a move cannot sleep here) at @point before the real call of
+ * @s, which may sleep no more than its caller: the arguments are passed
+ * through untouched.
  */
-static bool rg_stall_charge_at(void *g, int d, bool check, void *stop)
+static bool rg_stall_spin_call(struct rg_stall *s, int point, void *g, int d,
+			       bool check, void *stop)
 {
-	rg_charge_fn real = (rg_charge_fn)READ_ONCE(rg_stall_charge.orig);
+	rg_charge_fn real = (rg_charge_fn)READ_ONCE(s->orig);
 	int ms = READ_ONCE(spin_ms);
 	bool ret;
 
-	WRITE_ONCE(stalled, 4);
+	WRITE_ONCE(stalled, point);
 	while (ms-- > 0 && !fatal_signal_pending(current))
 		mdelay(1);
 	WRITE_ONCE(stalled, 0);
 	WRITE_ONCE(spins, spins + 1);
 	ret = real(g, d, check, stop);
-	rg_stall_done(&rg_stall_charge);
+	rg_stall_done(s);
 	return ret;
+}
+
+static bool rg_stall_charge_at(void *g, int d, bool check, void *stop)
+{
+	return rg_stall_spin_call(&rg_stall_charge, 4, g, d, check, stop);
+}
+
+static bool rg_stall_charge_parent(void *p, int d, bool check, void *stop)
+{
+	return rg_stall_spin_call(&rg_stall_parent, 5, p, d, check, stop);
 }
 
 /*
@@ -433,9 +458,10 @@ static int rg_stall_set_hold(const char *val, const struct kernel_param *kp)
 	return rg_stall_set_flag(val, &rg_stall_fork, &hold, true);
 }
 
-/* The spin's length; 0 disarms (a spin under way goes on). */
+/* The spin's length (the param's arg: its stall); 0 disarms. */
 static int rg_stall_set_spin(const char *val, const struct kernel_param *kp)
 {
+	struct rg_stall *s = kp->arg;
 	bool unused;
 	int ms, ret = kstrtoint(val, 0, &ms);
 
@@ -444,17 +470,18 @@ static int rg_stall_set_spin(const char *val, const struct kernel_param *kp)
 	if (ms < 0 || ms > 500)
 		return -EINVAL;
 	if (!ms) {
-		rg_stall_disarm(&rg_stall_charge);
+		rg_stall_disarm(s);	/* (a spin under way goes on) */
 		return 0;
 	}
 	/* Before it is armed: its wrapper reads it as soon as it runs. */
 	WRITE_ONCE(spin_ms, ms);
-	return rg_stall_arm(&rg_stall_charge, &unused, true);
+	return rg_stall_arm(s, &unused, true);
 }
 
 static int rg_stall_get_spin(char *buf, const struct kernel_param *kp)
 {
-	bool armed = READ_ONCE(rg_stall_charge.state) == RG_STALL_ARMED;
+	struct rg_stall *s = kp->arg;
+	bool armed = READ_ONCE(s->state) == RG_STALL_ARMED;
 
 	return sysfs_emit(buf, "%d\n", armed ? READ_ONCE(spin_ms) : 0);
 }
@@ -487,20 +514,23 @@ MODULE_PARM_DESC(stall_lock,
 module_param_cb(half_write, &rg_stall_write_ops, &half_write, 0644);
 MODULE_PARM_DESC(half_write,
 		 "1: hold rg_straddler's next shares write with its divisor not stored yet; 0: go on");
-module_param_cb(spin_charge, &rg_stall_spin_ops, NULL, 0644);
+module_param_cb(spin_charge, &rg_stall_spin_ops, &rg_stall_charge, 0644);
 MODULE_PARM_DESC(spin_charge,
 		 "MS: spin MS ms in rg_straddler's next nt_charge_at of numtasks; 0: no more");
+module_param_cb(spin_parent, &rg_stall_spin_ops, &rg_stall_parent, 0644);
+MODULE_PARM_DESC(spin_parent,
+		 "MS: spin MS ms in rg_straddler's next nt_charge_parent of numtasks; 0: no more");
 module_param(stalled, int, 0444);
 MODULE_PARM_DESC(stalled,
-		 "where a task waits: 1 connector, 2 lock, 3 half write, 4 spin, 0 nowhere");
+		 "where a task waits: 1 connector, 2 lock, 3 half write, 4 and 5 spins, 0 nowhere");
 module_param(spins, int, 0444);
 MODULE_PARM_DESC(spins, "spins done (spin_charge)");
 module_param(timeouts, int, 0444);
 MODULE_PARM_DESC(timeouts, "waits that ended after 30 s");
 
 static struct rg_stall * const rg_stalls[] = {
-	&rg_stall_lock, &rg_stall_write, &rg_stall_charge, &rg_stall_fork,
-	&rg_stall_unreg,
+	&rg_stall_lock, &rg_stall_write, &rg_stall_charge, &rg_stall_parent,
+	&rg_stall_fork, &rg_stall_unreg,
 };
 
 /*
