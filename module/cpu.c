@@ -6,9 +6,12 @@
  * Not a scheduler: a thin layer over the kernel's CFS task groups, placed
  * the way autogroup places them (<linux/res_group_sched.h>). Each group has
  * two task groups: @tg for its whole subtree, and @self_tg, a child of
- * @tg, for its own tasks. The root's @tg is the root task group itself.
- * Below a group's @tg run its @self_tg and its children's @tg, weighted
- * by the shares:
+ * @tg, for its own tasks once it has children (@split). The root's @tg is
+ * the root task group itself. A group that never had a child (a leaf)
+ * runs its tasks in @tg itself, one level less for the scheduler to walk
+ * on every switch, as a cgroup's tasks; its first child moves them to
+ * @self_tg (res_group_retell_tasks()), where they stay. Below a group's
+ * @tg run its @self_tg and its children's @tg, weighted by the shares:
  * - a child with min_shares m gets weight m / divisor of the parent's;
  * - the parent's unused part is split equally among @self_tg and the
  *   children without a guarantee.
@@ -45,8 +48,11 @@
  * refuses; stats read what it set with READ_ONCE(). The static key of the hooks
  * (it takes cpu_hotplug_lock too) is turned on and off at load and
  * unload. move_task() runs under the framework's spinlocks: it only reads
- * @self_tg, which lives as long as the shares, and the scheduler takes
- * the task's pi_lock and rq lock inside.
+ * @split, @tg and @self_tg, which live as long as the shares, and the
+ * scheduler takes the task's pi_lock and rq lock inside. @split is set
+ * once, before the walk that moves the group's tasks under the group's
+ * lock: a move_task() that read it clear has put its task on the list
+ * before the walk, and one after the walk sees it set.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -104,7 +110,9 @@
  * @free_weight: the weight of @self_tg and of each child without a
  *	guarantee
  * @tg: task group of the whole subtree (NULL: the root task group)
- * @self_tg: task group of the group's own tasks
+ * @self_tg: task group of the group's own tasks, once @split
+ * @split: the group's tasks run in @self_tg (the root's always; another
+ *	group's from its first child on), else in @tg
  * @retired_ns: CPU time of removed children (root only: other groups'
  *	@tg keep their children's time)
  * @base: counters at load (zero) or at the last reset
@@ -134,6 +142,7 @@ struct rc_group {
 	unsigned long free_weight;
 	struct task_group *tg;
 	struct task_group *self_tg;
+	bool split;
 	u64 retired_ns;
 	struct res_group_sched_stat base;
 	int depth;
@@ -457,13 +466,22 @@ static void rc_shares_changed(struct res_shares *s)
 	mutex_unlock(&rc_mutex);
 }
 
-/* Kernel threads are never controlled; the others follow their group. */
+/* The task group of @g's own tasks (see @split). */
+static struct task_group *rc_own_tg(struct rc_group *g)
+{
+	return READ_ONCE(g->split) ? g->self_tg : g->tg;
+}
+
+/*
+ * Kernel threads are never controlled; the others follow their group
+ * (RES_GROUP_RETELL: to @self_tg, their group being split).
+ */
 static void rc_move_task(struct task_struct *tsk, struct res_shares *from,
 			 struct res_shares *to, enum res_group_event event)
 {
 	if (tsk->flags & PF_KTHREAD)
 		return;
-	res_group_sched_move_task(tsk, to ? to_rc(to)->self_tg : NULL);
+	res_group_sched_move_task(tsk, to ? rc_own_tg(to_rc(to)) : NULL);
 }
 
 static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
@@ -498,6 +516,7 @@ static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 		goto fail_tg;
 	g->parent = p;
 	g->depth = p ? p->depth + 1 : 0;
+	g->split = !p;
 	INIT_LIST_HEAD(&g->guaranteed);
 	if (p) {
 		list_add_tail(&g->sibling, &p->children);
@@ -505,6 +524,11 @@ static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 	}
 	rc_set_weights(g);
 	mutex_unlock(&rc_mutex);
+	/* The parent's first child: its own tasks go below (see @split). */
+	if (p && !p->split) {
+		WRITE_ONCE(p->split, true);
+		res_group_retell_tasks(ctl, &p->shares);
+	}
 	return &g->shares;
 
 fail_tg:

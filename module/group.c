@@ -124,6 +124,7 @@ int rg_group_alloc_shares(struct res_group *grp, struct res_controller *ctl,
 	if (!s)
 		return -ENOMEM;
 	rg_shares_init(s, parent, grp->depth);
+	s->group = grp;
 	*out = s;
 	return 0;
 }

@@ -482,6 +482,33 @@ TEST_F_TIMEOUT(cpu, own_tasks_and_unguaranteed_children_share_equally, 120)
 }
 
 /*
+ * The same when the parent's tasks ran before it had a child: a group
+ * without children runs its tasks in its own task group (one level less
+ * for the scheduler), and its first child moves them below, beside the
+ * child (docs, "The CPU controller"). Left where they were, a's 1 busy
+ * thread per CPU would weigh a nice-0 task each against a/c's whole
+ * weight (a/c about 0.98 of a).
+ */
+TEST_F_TIMEOUT(cpu, first_child_moves_the_parents_running_tasks, 120)
+{
+	double part[2];
+	pid_t p[2];
+
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, cpu_set("a", "min_shares=50"));
+	p[0] = busy_start("a", ncpus());
+	ASSERT_GT(p[0], 0);
+	ASSERT_EQ(0, rg_mkdir("a/c"));
+	p[1] = busy_start("a/c", 4 * ncpus());
+	ASSERT_GT(p[1], 0);
+	ASSERT_EQ(0, measure(p, 2, part));
+	TH_LOG("a %.3f a/c %.3f", part[0], part[1]);
+	expect_share(_metadata, "a's own share",
+		     part[0] / (part[0] + part[1]), 0.5, TOL_SPLIT_ONE);
+	expect_whole(_metadata, "a + a/c", part[0] + part[1]);
+}
+
+/*
  * A guaranteed group's weight follows its unguaranteed siblings: with k
  * equal parts of the unused 90 (p's own tasks and its children without a
  * guarantee, busy or idle), a (min 10) and b (none), both busy, split

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 struct module;
+struct res_group;
 struct seq_buf;
 struct task_struct;
 
@@ -35,6 +36,7 @@ struct task_struct;
  * @children_max: largest @max_shares among the children (0 if none)
  * @parent: the parent group's shares of this controller (NULL at the root)
  * @depth: depth of the group (root: 0)
+ * @group: private to res_groups.ko (the group these shares are of)
  *
  * A controller may set a field to RES_SHARES_UNSUPPORTED in its
  * alloc_shares(); the framework sets the others to their defaults. The
@@ -56,6 +58,7 @@ struct res_shares {
 	int children_max;
 	struct res_shares *parent;
 	int depth;
+	struct res_group *group;
 };
 
 /**
@@ -67,6 +70,8 @@ struct res_shares {
  *	removal of its group
  * @RES_GROUP_EXIT: the task was reaped
  * @RES_GROUP_DETACH: the controller is unregistering
+ * @RES_GROUP_RETELL: the controller asked to be told again
+ *	(res_group_retell_tasks()): @from == @to, the task's group
  */
 enum res_group_event {
 	RES_GROUP_FORK,
@@ -74,6 +79,7 @@ enum res_group_event {
 	RES_GROUP_MOVE,
 	RES_GROUP_EXIT,
 	RES_GROUP_DETACH,
+	RES_GROUP_RETELL,
 };
 
 /**
@@ -103,7 +109,7 @@ enum res_group_event {
  *	without ARGS. Return 0 or a negative errno.
  * @move_task: @tsk leaves @from (NULL: it was in no group of this
  *	controller) and enters @to (NULL: it leaves). Called with spinlocks
- *	held: must not sleep. @from != @to.
+ *	held: must not sleep. @from != @to, but for RES_GROUP_RETELL.
  * @can_fork: may refuse, with a negative errno, a fork into @shares.
  *	Must not sleep. If it returns 0, either cancel_fork() or a
  *	move_task(RES_GROUP_FORK) follows for the same @shares. Never
@@ -165,5 +171,24 @@ int res_controller_register(struct res_controller *ctl);
  * not registered.
  */
 void res_controller_unregister(struct res_controller *ctl);
+
+/**
+ * res_group_retell_tasks - tell a controller of a group's tasks again
+ * @ctl: the controller
+ * @shares: a group's own shares of @ctl (not a deeper group's)
+ *
+ * Calls @ctl->move_task(tsk, @shares, @shares, RES_GROUP_RETELL) for each
+ * task on the group's own list (not its descendants'), under the group's
+ * lock as every move_task() is: for a controller that places a group's
+ * tasks anew when something else changes (cpu.ko: a group's first
+ * child). A task that joins or leaves the group meanwhile gets its own
+ * move_task() before or after the walk. O(tasks of the group) under that
+ * lock. Does nothing while @ctl registers: its tasks are told to it
+ * afterwards (RES_GROUP_ATTACH). Caller holds the framework's mutex:
+ * call it from a callback that has it (all but move_task(), can_fork()
+ * and cancel_fork()).
+ */
+void res_group_retell_tasks(struct res_controller *ctl,
+			    struct res_shares *shares);
 
 #endif /* _LINUX_RES_GROUP_H */
