@@ -7,7 +7,8 @@
 #   ROUNDS, ITERS; CPU_CONFIGS (default "N R G"): N no module, R cpu.ko,
 #   G cgroup v2 cpu; CPU_TESTS (default "pingpong accuracy")
 # pingpong: ns per round trip, both tasks in one depth-5 group (pp_same)
-# or in sibling depth-5 groups (pp_sib). accuracy: a ceiling of a quarter
+# or in sibling depth-5 groups (pp_sib); pingpong1: the same at depth 1
+# (pp_same1, pp_sib1). accuracy: a ceiling of a quarter
 # of the machine (ceil25: part of the machine), guarantees 60/20 or
 # weights 3:1 (split: the first group's part of the busy time), and the
 # same, nested (ceil_nested: 50 of 50 at depths 1 and 5).
@@ -71,6 +72,24 @@ pingpong() {	# pingpong CONFIG ROUND
 		echo "RESULT pp_same N $2 $v"
 		echo "RESULT pp_sib N $2 $v"
 	fi
+}
+
+pingpong1() {	# pingpong1 CONFIG ROUND: pingpong's, in top-level groups
+	local root="" v
+	case $1 in
+	R) root=$RG ;;
+	G) root=$CG; echo +cpu > $CG/cgroup.subtree_control ;;
+	esac
+	if [ -z "$root" ]; then
+		v=$($CBIN pingpong $ITERS)
+		echo "RESULT pp_same1 N $2 $v"
+		echo "RESULT pp_sib1 N $2 $v"
+		return
+	fi
+	mkdir $root/p1 $root/q1
+	echo "RESULT pp_same1 $1 $2 $(sh -c "echo \$\$ > $(file $1 p1); exec $CBIN pingpong $ITERS")"
+	echo "RESULT pp_sib1 $1 $2 $(sh -c "echo \$\$ > $(file $1 p1); exec $CBIN pingpong $ITERS $(file $1 q1)")"
+	rmdir $root/p1 $root/q1
 }
 
 accuracy() {	# accuracy CONFIG ROUND (R or G)

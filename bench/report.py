@@ -200,6 +200,72 @@ if med("moves", "rg"):
            (med("mkdir", "rg"), med("mkdir", "cg")),
            med("mkdir", "rg") >= med("mkdir", "cg"))
 
+# Instructions (bench/instr.sh: the function profiler under icount).
+IN = {"A": "no module", "C": "numtasks depth 5", "D": "cgroup pids depth 5",
+      "U": "unpatched kernel"}
+for t in ("fork", "thread"):
+    if not raw.get("i" + t):
+        continue
+    units["i" + t] = "instructions per %s, whole (profiler off)" % t
+    units["o" + t] = "instructions per %s in our code (__res_group_* " \
+        "entry points, profiled)" % t
+    print()
+    print(f"{'instr ' + t:<24} {'config':<7} {'median':>10} {'spread':>8}")
+    for k in sorted(x for x in raw if x in ("i" + t, "o" + t) or
+                    (x[0] in "ks" and x.endswith("_" + t))):
+        for cfg in IN:
+            if cfg in raw[k]:
+                print(f"{k:<24} {cfg:<7} {med(k, cfg):>10.1f} "
+                      f"{summary[k][cfg]['spread_pct']:>7.2f}%  {IN[cfg]}")
+    if med("o" + t, "C") is not None:
+        o, i = med("o" + t, "C"), med("i" + t, "C")
+        print(f"     our code: {o:.0f} instructions of a {t}'s {i:.0f} "
+              f"({100 * o / i:.2f}%)")
+        if med("cal" + t, "C") and med("n" + t, "C"):
+            lo = o - med("n" + t, "C") * med("cal" + t, "C")
+            print(f"     less the profiler's part ({med('n' + t, 'C'):.1f} "
+                  f"calls of {med('cal' + t, 'C'):.0f}): {lo:.0f} "
+                  f"({100 * lo / i:.2f}%), a lower bound")
+            summary["ours_lower_" + t] = {"instructions": lo,
+                                          "pct": 100 * lo / i}
+        ratio_target("our code's part of a %s's instructions, C "
+                     "(profiled)" % t,
+                     [x / y for x, y in zip(raw["o" + t]["C"],
+                                            raw["i" + t]["C"])], 0.02)
+    if raw.get("lockacq_" + t, {}).get("C"):
+        units["lockacq_" + t] = "spinlocks numtasks takes per %s " \
+            "(function graph tracer)" % t
+        target("numtasks takes no lock on the %s path (%.2f spinlocks "
+               "a %s)" % (t, med("lockacq_" + t, "C"), t),
+               med("lockacq_" + t, "C") == 0)
+    pc, pd = paired("i" + t, "C", "A"), paired("i" + t, "D", "A")
+    ratio_target("%s C/A, instructions" % t, pc, 1.02)
+    if pc and pd:
+        ratio_target("%s C/A <= D/A, instructions" % t, pc,
+                     statistics.median(pd))
+    for k in sorted(x for x in raw if x[0] in "ks" and
+                    x.endswith("_" + t)):
+        if med(k, "A") and med(k, "U"):
+            print("     %s patched/unpatched, no module: %.4f (%+.0f "
+                  "instructions a call)" % (k[1:], med(k, "A") / med(k, "U"),
+                                            med(k, "A") - med(k, "U")))
+
+# Lock waits of two forkers in sibling groups (bench/locks.sh, TCG).
+if raw.get("lockc_ours"):
+    units["lockc_ours"] = "lock waits with our code on the stack, two " \
+        "forkers in sibling groups (TCG)"
+    units["lockc_all"] = "lock waits of any kind meanwhile"
+    print()
+    for cfg, who in (("C", "numtasks"), ("D", "cgroup pids")):
+        if cfg in raw["lockc_ours"]:
+            print("lock waits, two forkers in sibling groups, %s: ours %s, "
+                  "all %s (rounds)" % (who, raw["lockc_ours"][cfg],
+                                       raw.get("lockc_all", {}).get(cfg)))
+    if "C" in raw["lockc_ours"]:
+        target("no lock wait with our code on the stack, two forkers in "
+               "sibling groups (%d in all rounds)" %
+               sum(raw["lockc_ours"]["C"]), sum(raw["lockc_ours"]["C"]) == 0)
+
 # The CPU controller (bench/cpu.sh): N no module, R cpu.ko, G cgroup v2
 # cpu; A2/U: patched and unpatched kernel, no module.
 units.update({"pp_same": "ns per pipe round trip, one depth-5 group",
@@ -233,6 +299,26 @@ if raw.get("pp_same"):
     ratio_target("hooks patch context switch (pipe round trip) "
                  "patched/unpatched (icount)",
                  paired("pp_same", "A2", "U"), 1.005)
+
+# Pipe round trips under icount (bench/cpu.sh's pingpong, pingpong1):
+# cpu.ko against cgroup v2's cpu, at the same depth and placement.
+PPI = {"ppi_same": "one depth-5 group", "ppi_sib": "sibling depth-5 groups",
+       "ppi_same1": "one top-level group",
+       "ppi_sib1": "sibling top-level groups"}
+if any(raw.get(t) for t in PPI):
+    print()
+    print(f"{'icount test':<12} {'config':<7} {'median':>10} {'spread':>8}")
+for t, what in PPI.items():
+    if not raw.get(t):
+        continue
+    units[t] = "instructions per pipe round trip, " + what + " (icount)"
+    for cfg, who in (("N", "no module"), ("R", "cpu.ko"),
+                     ("G", "cgroup cpu")):
+        if cfg in raw[t]:
+            print(f"{t:<12} {cfg:<7} {med(t, cfg):>10.0f} "
+                  f"{summary[t][cfg]['spread_pct']:>7.2f}%  {who}")
+    ratio_target("%s: cpu.ko / cgroup cpu per round trip, %s (icount)" %
+                 (t, what), paired(t, "R", "G"), 1.0)
 
 # Kernel memory (bench/kmem.sh): N fresh boot, M memcg depth 5, R root
 # after memcg, K kmem.ko depth 5, K0 root after kmem.ko was unloaded.
