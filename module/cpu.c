@@ -26,8 +26,8 @@
  * CFS is work-conserving and hierarchical, so what a group does not use
  * goes to the others, and a parent's ceiling bounds its subtree.
  *
- * Precedence: a task of a non-root group runs in its group's @self_tg
- * whatever its cpu cgroup and autogroup; the root's @self_tg is a fallback
+ * Precedence: a task of a non-root group runs in its group's @tg or
+ * @self_tg (see @split) whatever its cpu cgroup and autogroup; the root's @self_tg is a fallback
  * group, which only takes the root's tasks that cgroup and autogroup leave
  * in the root task group. Kernel threads are left where they are, and
  * real-time and deadline tasks ignore CFS weights and bandwidth.

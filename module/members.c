@@ -37,6 +37,9 @@
  * and leave (as cgroup's task iterators are, css_task_iter): a reader
  * that is killed ends its walk at the next batch.
  *
+ * A controller's res_group_retell_tasks() walks the list the same way,
+ * as a walk with no notes: only its cursor moves off a task that leaves.
+ *
  * Locking: a walk's place in the group's list of walks (res_group.walks),
  * its cursor and its notes change only under the group's lock.
  */
@@ -313,3 +316,45 @@ grow:
 	spin_unlock(&grp->lock);
 	return rg_walk_room(nr_tasks);
 }
+
+/*
+ * A walk that only keeps its cursor: rg_members_note() skips its notes
+ * (overflow), so it needs no buffer nor namespace.
+ */
+void res_group_retell_tasks(struct res_controller *ctl,
+			    struct res_shares *shares)
+{
+	struct res_group *grp = shares->group;
+	struct rg_walk w = { .overflow = true };
+	struct task_struct *t;
+	int k;
+
+	lockdep_assert_held(&rg_mutex);
+	if (!grp || ctl->id < 0 || ctl->id >= RES_GROUP_MAX_CONTROLLERS ||
+	    !ctl->move_task)
+		return;
+	spin_lock(&grp->lock);
+	/* Registering or unregistering: the tasks are not (or no more) told. */
+	if (grp->eff[ctl->id] != shares ||
+	    WARN_ON_ONCE(grp->shares[ctl->id] != shares)) {
+		spin_unlock(&grp->lock);
+		return;
+	}
+	w.next = grp->tasks.prev;
+	list_add(&w.node, &grp->walks);
+	for (;;) {
+		for (k = 0; k < RG_WALK_BATCH && w.next != &grp->tasks; k++) {
+			t = list_entry(w.next, struct task_struct, res_group_node);
+			w.next = w.next->prev;
+			ctl->move_task(t, shares, shares, RES_GROUP_RETELL);
+		}
+		if (w.next == &grp->tasks)
+			break;
+		spin_unlock(&grp->lock);
+		cond_resched();
+		spin_lock(&grp->lock);
+	}
+	list_del(&w.node);
+	spin_unlock(&grp->lock);
+}
+EXPORT_SYMBOL_GPL(res_group_retell_tasks);

@@ -36,8 +36,10 @@
  *   true use, concurrent forks never overshoot a limit, and eff is exact
  *   once nothing is in flight. A refused fork takes back its raises; it
  *   may have refused another fork meanwhile (eff one above the truth for
- *   that moment), as a fork that is later cancelled may. The fork path is
- *   O(depth).
+ *   that moment), as may a fork that is later cancelled, an exit or a
+ *   move under way, or a guarantee raise whose cmpxchg must be redone. A
+ *   fork refused above retries if its own rise fell meanwhile. The fork
+ *   path is O(depth).
  * - held (the statistics, with maxheld and minheld) is raised once a
  *   fork is allowed at every level (nt_held_path()): a refused fork
  *   raises no maxheld anywhere. A move walks from each group up to their
@@ -48,9 +50,9 @@
  *   while forks are under way applies to those that start after it). Its
  *   counts are atomics, since a fork counts once done, in move_task
  *   (RES_GROUP_FORK). It is never nested.
- * - maxheld, minheld and the fail counts are atomics; eff is a long (the
- *   guarantees below a total_numtasks near INT_MAX and the own tasks may
- *   add up past INT_MAX).
+ * - maxheld, minheld and the fail counts are atomics; eff is a long (on
+ *   64-bit machines the guarantees below a total_numtasks near INT_MAX and
+ *   the own tasks may add up past INT_MAX).
  * On architectures without 64-bit atomics (CONFIG_GENERIC_ATOMIC64) the
  * kernel's atomic64_t takes a hashed spinlock: correct, not lock-free.
  */
@@ -350,12 +352,25 @@ static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
 	}
 	old = atomic64_read(&g->use);
 	up = nt_rise(old);
-	if (!nt_charge_parent(p, up, check, stop))
-		goto refused;
+	/*
+	 * Refused above (which then keeps nothing of ours): again, if our
+	 * rise fell meanwhile (the count went below the guarantee), else
+	 * the refusal would be one no order of the operations explains.
+	 */
+	while (!nt_charge_parent(p, up, check, stop)) {
+		old = atomic64_read(&g->use);
+		if (nt_rise(old) >= up)
+			goto refused;
+		up = nt_rise(old);
+	}
 	/* Visible now; if @use moved meanwhile, the parent's raise follows. */
 	while (!atomic64_try_cmpxchg(&g->use, &old, old + 1)) {
 		more = nt_rise(old) - up;
 		if (more > 0 && !nt_eff_add(p, more, check)) {
+			/* The parent is full: refused, unless it fell back. */
+			old = atomic64_read(&g->use);
+			if (nt_rise(old) <= up)
+				continue;
 			nt_uncharge_at(p, up, stop);
 			goto refused;
 		}

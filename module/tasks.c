@@ -492,24 +492,6 @@ void rg_tasks_move_out(struct res_group *grp)
 	} while (!done);
 }
 
-void res_group_retell_tasks(struct res_controller *ctl,
-			    struct res_shares *shares)
-{
-	struct res_group *grp = shares->group;
-	struct task_struct *t;
-
-	lockdep_assert_held(&rg_mutex);
-	/* Registering: rg_ctls[] is set once every group has its shares. */
-	if (ctl->id < 0 || ctl->id >= RES_GROUP_MAX_CONTROLLERS ||
-	    rg_ctls[ctl->id] != ctl || !ctl->move_task)
-		return;
-	spin_lock(&grp->lock);
-	list_for_each_entry(t, &grp->tasks, res_group_node)
-		ctl->move_task(t, shares, shares, RES_GROUP_RETELL);
-	spin_unlock(&grp->lock);
-}
-EXPORT_SYMBOL_GPL(res_group_retell_tasks);
-
 /**
  * rg_tasks_set_eff - set the shares @grp's tasks count in for controller
  * @id, and tell the controller of each task (registration: they join,

@@ -959,6 +959,35 @@ TEST_F_TIMEOUT(cpu, reload_while_saturated, 120)
 }
 
 /*
+ * cpu.ko loaded while a parent's tasks and its child's run: its
+ * registration sees the child, and places the parent's tasks beside the
+ * child's subtree, not above it. a (min 50) with one busy thread per CPU
+ * and a/c with four split a's time in halves.
+ */
+TEST_F_TIMEOUT(cpu, load_places_a_parents_tasks_beside_its_children, 120)
+{
+	double part[2];
+	pid_t p[2];
+
+	if (!cpu_absent())
+		ASSERT_EQ(0, rg_rmmod("cpu"));
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_mkdir("a/c"));
+	p[0] = busy_start("a", ncpus());
+	p[1] = busy_start("a/c", 4 * ncpus());
+	ASSERT_GT(p[0], 0);
+	ASSERT_GT(p[1], 0);
+	if (!cpu_absent())
+		ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	ASSERT_EQ(0, cpu_set("a", "min_shares=50"));
+	ASSERT_EQ(0, measure(p, 2, part));
+	TH_LOG("a %.3f a/c %.3f", part[0], part[1]);
+	expect_share(_metadata, "a's own share",
+		     part[0] / (part[0] + part[1]), 0.5, TOL_SPLIT_ONE);
+	expect_whole(_metadata, "a + a/c", part[0] + part[1]);
+}
+
+/*
  * Autogroup (built into every test kernel, as into Debian's, which leave
  * it off until kernel.sched_autogroup_enabled is set: the test sets it)
  * gives each session a task group of its own; a group's placement wins

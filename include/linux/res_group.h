@@ -178,15 +178,18 @@ void res_controller_unregister(struct res_controller *ctl);
  * @shares: a group's own shares of @ctl (not a deeper group's)
  *
  * Calls @ctl->move_task(tsk, @shares, @shares, RES_GROUP_RETELL) for each
- * task on the group's own list (not its descendants'), under the group's
- * lock as every move_task() is: for a controller that places a group's
- * tasks anew when something else changes (cpu.ko: a group's first
- * child). A task that joins or leaves the group meanwhile gets its own
- * move_task() before or after the walk. O(tasks of the group) under that
- * lock. Does nothing while @ctl registers: its tasks are told to it
- * afterwards (RES_GROUP_ATTACH). Caller holds the framework's mutex:
- * call it from a callback that has it (all but move_task(), can_fork()
- * and cancel_fork()).
+ * task on the group's own list (not its descendants', nor those of
+ * deeper groups that count in @shares), under the group's lock as every
+ * move_task() is, a batch of 64 per hold of the lock: for a controller
+ * that places a group's tasks anew when something it publishes first
+ * has changed (cpu.ko: a group's first child). A task that joins the
+ * group meanwhile gets its own move_task() after the change; one that
+ * leaves is not visited after its move_task(). Does nothing while @ctl
+ * registers or unregisters (its tasks are told then with
+ * RES_GROUP_ATTACH or RES_GROUP_DETACH), nor from alloc_shares() for the
+ * group of @shares itself. Caller holds the framework's mutex: call it
+ * from shares_changed(), or from alloc_shares() or free_shares() for
+ * another group.
  */
 void res_group_retell_tasks(struct res_controller *ctl,
 			    struct res_shares *shares);

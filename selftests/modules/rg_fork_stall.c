@@ -524,7 +524,7 @@ module_param(stalled, int, 0444);
 MODULE_PARM_DESC(stalled,
 		 "where a task waits: 1 connector, 2 lock, 3 half write, 4 and 5 spins, 0 nowhere");
 module_param(spins, int, 0444);
-MODULE_PARM_DESC(spins, "spins done (spin_charge)");
+MODULE_PARM_DESC(spins, "spins done (spin_charge, spin_parent)");
 module_param(timeouts, int, 0444);
 MODULE_PARM_DESC(timeouts, "waits that ended after 30 s");
 
