@@ -23,7 +23,10 @@
  * everything can be removed (the groups with cpu.ko loaded) and unloaded.
  * The debug guest adds: no splat, no leak.
  *
- * The quick tier (RG_TIER=quick) runs 10 s by default (in 5 s the
+ * The run goes on, up to twice its length again, until every kind of
+ * operation and every worker has succeeded once (on a loaded host a
+ * worker's few tries may all have been refused as they may be). The
+ * quick tier (RG_TIER=quick) runs 10 s by default (in 5 s the
  * total_numtasks writes once never succeeded), and waits 60 s for orphans
  * (then 15 s more once they are killed) instead of 120 s (then 30 s):
  * only a failing run waits that long.
@@ -58,6 +61,7 @@
 #define KMEM_KO "module/kmem.ko"
 #define TOTAL "/sys/module/numtasks/parameters/total_numtasks"
 #define MAXPIDS 64
+#define MAXWORKERS 16
 #define MAXGROUPS 256
 #define MAX_PID 4194304	/* PID_MAX_LIMIT */
 
@@ -99,6 +103,7 @@ static struct shared {
 	long dmove_err[8];	/* delegated moves refused, by dmove_errs[] */
 	pid_t pids[MAXPIDS];	/* tasks the movers move around */
 	int npids;		/* published: pids[0..npids) are stored */
+	int worker_ok[MAXWORKERS];	/* that worker did something */
 } *sh;
 
 static unsigned int seed;
@@ -108,6 +113,8 @@ static unsigned int seed;
  * exit status: see worker_status().
  */
 static long my_ok, my_unexpected;
+/* This worker's index in sh->worker_ok (-1: not a worker). */
+static int my_index = -1;
 
 static int rnd(int n)
 {
@@ -130,7 +137,9 @@ static void account(enum kind k, int ret, const char *what, ...)
 
 	if (ret == 0) {
 		__atomic_add_fetch(&sh->ok[k], 1, __ATOMIC_RELAXED);
-		my_ok++;
+		if (!my_ok++ && my_index >= 0)
+			__atomic_store_n(&sh->worker_ok[my_index], 1,
+					 __ATOMIC_RELAXED);
 		return;
 	}
 	va_start(ap, what);
@@ -639,12 +648,13 @@ static void dlg_move_worker(void)
  * /proc readers, unless it is one of the workers that set ceilings, or
  * the one that must stay in cap.
  */
-static pid_t start(void (*fn)(void), const char *group)
+static pid_t start(void (*fn)(void), const char *group, int index)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		seed = getpid();
+		my_index = index;
 		if (group && rg_move(group, getpid()))
 			_exit(WS_NO_GROUP);
 		fn();
@@ -931,6 +941,20 @@ static void tap_loaded(const char *name, const char *ko, const char *test)
 	tap(!ret && rg_module_loaded(name), test, why);
 }
 
+/* Every kind of operation and each of the @n workers succeeded once. */
+static bool all_succeeded(size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < NKINDS; i++)
+		if (!__atomic_load_n(&sh->ok[i], __ATOMIC_RELAXED))
+			return false;
+	for (i = 0; i < n; i++)
+		if (!__atomic_load_n(&sh->worker_ok[i], __ATOMIC_RELAXED))
+			return false;
+	return true;
+}
+
 int main(void)
 {
 	static const struct {
@@ -947,6 +971,7 @@ int main(void)
 	};
 	const char *secs = getenv("STRESS_SECONDS");
 	int seconds = secs ? atoi(secs) : rg_scaled(30, 10);
+	_Static_assert(ARRAY_SIZE(workers) <= MAXWORKERS, "MAXWORKERS");
 	/* How long orphans may take to go (the quick tier's: see the top). */
 	int reap_wait = rg_scaled(120, 60), kill_wait = rg_scaled(30, 15);
 	int i, tries, status, ret, left, stuck;
@@ -999,8 +1024,18 @@ int main(void)
 		printf("# stress-ng's stressors ran %.1f s after its start\n",
 		       i / 10.0);
 	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
-		worker[i] = start(workers[i].fn, workers[i].group);
+		worker[i] = start(workers[i].fn, workers[i].group, i);
 	sleep(seconds);
+	/*
+	 * On a loaded host some kind may not have succeeded yet (a worker's
+	 * few tries all refused as expected): up to twice as long again,
+	 * until every kind and every worker has succeeded once.
+	 */
+	for (i = 0; i < 20 * seconds && !all_succeeded(ARRAY_SIZE(workers)); i++)
+		usleep(100000);
+	if (i)
+		printf("# %.1f s more, until every kind of operation and every worker succeeded once%s\n",
+		       i / 10.0, all_succeeded(ARRAY_SIZE(workers)) ? "" : " (some never did)");
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 
 	/*
