@@ -97,7 +97,8 @@ stress: all
 		sh -c 'cd selftests && STRESS_SECONDS=$(STRESS_SECONDS) ./test_stress'
 endif
 
-bench: deps
+bench:
+	@qemu/deps bench
 	bench/run
 
 profile: deps

@@ -320,6 +320,28 @@ for t, what in PPI.items():
     ratio_target("%s: cpu.ko / cgroup cpu per round trip, %s (icount)" %
                  (t, what), paired(t, "R", "G"), 1.0)
 
+# Peer benchmarks (bench/peers.sh, icount): R (numtasks and cpu.ko,
+# depth 5) against G (cgroup v2 pids and cpu, depth 5) and N.
+PEERS = {"peer_hackbench": "hackbench -g 2 -l 50",
+         "peer_messaging": "perf bench sched messaging -g 2 -l 50",
+         "peer_pipe": "perf bench sched pipe -l 20000",
+         "peer_ngfork": "stress-ng --fork 1 --fork-ops 200",
+         "peer_ngclone": "stress-ng --clone 1 --clone-ops 200"}
+if any(raw.get(t) for t in PEERS):
+    print()
+    print(f"{'peer test':<16} {'config':<7} {'median':>12} {'spread':>8}")
+for t, what in PEERS.items():
+    if not raw.get(t):
+        continue
+    units[t] = "instructions (ns under icount), " + what
+    for cfg, who in (("N", "no module"), ("R", "numtasks + cpu.ko, depth 5"),
+                     ("G", "cgroup pids + cpu, depth 5")):
+        if cfg in raw[t]:
+            print(f"{t:<16} {cfg:<7} {med(t, cfg):>12.0f} "
+                  f"{summary[t][cfg]['spread_pct']:>7.2f}%  {who}")
+    ratio_target("%s: ours / cgroup's, depth 5 (icount)" % what,
+                 paired(t, "R", "G"), 1.02)
+
 # Kernel memory (bench/kmem.sh): N fresh boot, M memcg depth 5, R root
 # after memcg, K kmem.ko depth 5, K0 root after kmem.ko was unloaded.
 KT = {"kpipe": "pipe() + 4 KiB write + close", "kfork": "fork + exit",
