@@ -455,13 +455,28 @@ TEST_F_TIMEOUT(cpu, work_conserving, 120)
 }
 
 /*
+ * @p[0], busy in a (min_shares 50), and @p[1], busy in its child a/c
+ * (no guarantee): measured, a's own tasks and a/c split a's time in
+ * halves, and a and a/c have the whole machine.
+ */
+static void expect_own_half(struct __test_metadata *_metadata, pid_t p[2])
+{
+	double part[2];
+
+	ASSERT_EQ(0, measure(p, 2, part));
+	TH_LOG("a %.3f a/c %.3f", part[0], part[1]);
+	expect_share(_metadata, "a's own share",
+		     part[0] / (part[0] + part[1]), 0.5, TOL_SPLIT_ONE);
+	expect_whole(_metadata, "a + a/c", part[0] + part[1]);
+}
+
+/*
  * A parent's own tasks and its children without a guarantee share its
  * unused part equally: one busy thread per CPU in a against four per CPU
  * in a/c still splits a's time in halves (by threads, 1:4).
  */
 TEST_F_TIMEOUT(cpu, own_tasks_and_unguaranteed_children_share_equally, 120)
 {
-	double part[2];
 	pid_t p[2];
 
 	if (rg_quick())
@@ -474,11 +489,7 @@ TEST_F_TIMEOUT(cpu, own_tasks_and_unguaranteed_children_share_equally, 120)
 	p[1] = busy_start("a/c", 4 * ncpus());
 	ASSERT_GT(p[0], 0);
 	ASSERT_GT(p[1], 0);
-	ASSERT_EQ(0, measure(p, 2, part));
-	TH_LOG("a %.3f a/c %.3f", part[0], part[1]);
-	expect_share(_metadata, "a's own share",
-		     part[0] / (part[0] + part[1]), 0.5, TOL_SPLIT_ONE);
-	expect_whole(_metadata, "a + a/c", part[0] + part[1]);
+	expect_own_half(_metadata, p);
 }
 
 /*
@@ -491,7 +502,6 @@ TEST_F_TIMEOUT(cpu, own_tasks_and_unguaranteed_children_share_equally, 120)
  */
 TEST_F_TIMEOUT(cpu, first_child_moves_the_parents_running_tasks, 120)
 {
-	double part[2];
 	pid_t p[2];
 
 	ASSERT_EQ(0, rg_mkdir("a"));
@@ -501,11 +511,7 @@ TEST_F_TIMEOUT(cpu, first_child_moves_the_parents_running_tasks, 120)
 	ASSERT_EQ(0, rg_mkdir("a/c"));
 	p[1] = busy_start("a/c", 4 * ncpus());
 	ASSERT_GT(p[1], 0);
-	ASSERT_EQ(0, measure(p, 2, part));
-	TH_LOG("a %.3f a/c %.3f", part[0], part[1]);
-	expect_share(_metadata, "a's own share",
-		     part[0] / (part[0] + part[1]), 0.5, TOL_SPLIT_ONE);
-	expect_whole(_metadata, "a + a/c", part[0] + part[1]);
+	expect_own_half(_metadata, p);
 }
 
 /*
@@ -966,7 +972,6 @@ TEST_F_TIMEOUT(cpu, reload_while_saturated, 120)
  */
 TEST_F_TIMEOUT(cpu, load_places_a_parents_tasks_beside_its_children, 120)
 {
-	double part[2];
 	pid_t p[2];
 
 	if (!cpu_absent())
@@ -980,11 +985,7 @@ TEST_F_TIMEOUT(cpu, load_places_a_parents_tasks_beside_its_children, 120)
 	if (!cpu_absent())
 		ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
 	ASSERT_EQ(0, cpu_set("a", "min_shares=50"));
-	ASSERT_EQ(0, measure(p, 2, part));
-	TH_LOG("a %.3f a/c %.3f", part[0], part[1]);
-	expect_share(_metadata, "a's own share",
-		     part[0] / (part[0] + part[1]), 0.5, TOL_SPLIT_ONE);
-	expect_whole(_metadata, "a + a/c", part[0] + part[1]);
+	expect_own_half(_metadata, p);
 }
 
 /*

@@ -971,7 +971,6 @@ int main(void)
 	};
 	const char *secs = getenv("STRESS_SECONDS");
 	int seconds = secs ? atoi(secs) : rg_scaled(30, 10);
-	_Static_assert(ARRAY_SIZE(workers) <= MAXWORKERS, "MAXWORKERS");
 	/* How long orphans may take to go (the quick tier's: see the top). */
 	int reap_wait = rg_scaled(120, 60), kill_wait = rg_scaled(30, 15);
 	int i, tries, status, ret, left, stuck;
@@ -980,6 +979,7 @@ int main(void)
 	char why[256] = "", rmmod_why[64] = "", *bad = NULL;
 	size_t len;
 
+	static_assert(ARRAY_SIZE(workers) <= MAXWORKERS, "MAXWORKERS");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..14\n");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -1035,7 +1035,8 @@ int main(void)
 		usleep(100000);
 	if (i)
 		printf("# %.1f s more, until every kind of operation and every worker succeeded once%s\n",
-		       i / 10.0, all_succeeded(ARRAY_SIZE(workers)) ? "" : " (some never did)");
+		       i / 10.0,
+		       all_succeeded(ARRAY_SIZE(workers)) ? "" : " (some never did)");
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 
 	/*
