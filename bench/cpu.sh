@@ -64,8 +64,8 @@ pingpong() {	# pingpong CONFIG ROUND
 	esac
 	[ -n "$root" ] && mkpath $root
 	if [ -n "$root" ]; then
-		echo "RESULT pp_same $1 $2 $(sh -c "echo \$\$ > $(file $1 $DEEP); exec $CBIN pingpong $ITERS")"
-		echo "RESULT pp_sib $1 $2 $(sh -c "echo \$\$ > $(file $1 $DEEP); exec $CBIN pingpong $ITERS $(file $1 $SIB)")"
+		echo "RESULT pp_same $1 $2 $(inside "$(file $1 $DEEP)" $CBIN pingpong $ITERS)"
+		echo "RESULT pp_sib $1 $2 $(inside "$(file $1 $DEEP)" $CBIN pingpong $ITERS "$(file $1 $SIB)")"
 		rmpath $root
 	else
 		v=$($CBIN pingpong $ITERS)
@@ -87,8 +87,8 @@ pingpong1() {	# pingpong1 CONFIG ROUND: pingpong's, in top-level groups
 		return
 	fi
 	mkdir $root/p1 $root/q1
-	echo "RESULT pp_same1 $1 $2 $(sh -c "echo \$\$ > $(file $1 p1); exec $CBIN pingpong $ITERS")"
-	echo "RESULT pp_sib1 $1 $2 $(sh -c "echo \$\$ > $(file $1 p1); exec $CBIN pingpong $ITERS $(file $1 q1)")"
+	echo "RESULT pp_same1 $1 $2 $(inside "$(file $1 p1)" $CBIN pingpong $ITERS)"
+	echo "RESULT pp_sib1 $1 $2 $(inside "$(file $1 p1)" $CBIN pingpong $ITERS "$(file $1 q1)")"
 	rmdir $root/p1 $root/q1
 }
 

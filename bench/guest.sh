@@ -14,13 +14,9 @@ ITERS=${ITERS:-20000}
 # run CONFIG TEST ROUND: one measurement, in the configuration's place.
 # fork2 does ITERS/4 forks in each of two forkers (TCG is slow).
 run() {
-	local where= n=$ITERS
+	local n=$ITERS
 	[ "$2" = fork2 ] && n=$((ITERS / 4))
-	case $1 in
-	C) where=$RG/$DEEP/members ;;
-	D) where=$CG/$DEEP/cgroup.procs ;;
-	esac
-	v=$(sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec $BIN $2 $n")
+	v=$(inside "$(place $1)" $BIN $2 $n)
 	echo "RESULT $2 $1 $3 $v"
 }
 

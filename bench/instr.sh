@@ -41,8 +41,7 @@ set -u
 . "$(dirname "$0")/setup.sh"
 ROUNDS=${ROUNDS:-3}
 ITERS=${ITERS:-2000}
-T=/sys/kernel/tracing
-[ -e $T/function_profile_enabled ] || mount -t tracefs nodev $T
+tracefs
 # The hooks' entry points, and the patched functions on the fork and
 # exit paths (do_exit never returns: the profiler cannot time it).
 HOOKS="__res_group_can_fork __res_group_cancel_fork __res_group_post_fork
@@ -59,7 +58,7 @@ profile() {
 		echo "$f" >> $T/set_ftrace_filter 2>/dev/null
 	done
 	echo 1 > $T/function_profile_enabled
-	sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec $BIN $2 $ITERS" > /dev/null
+	inside "$where" $BIN $2 $ITERS > /dev/null
 	echo 0 > $T/function_profile_enabled
 	# "name hits time us avg us s^2 us": ns = instructions.
 	awk -v hooks=" ${HOOKS//$'\n'/ } " -v t="$2" -v c="$1" -v r="$3" \
@@ -78,7 +77,7 @@ profile() {
 	if [ "$1" = C ]; then
 		echo rg_free > $T/set_ftrace_filter
 		echo 1 > $T/function_profile_enabled
-		sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec $BIN $2 $((ITERS / 10))" > /dev/null
+		inside "$where" $BIN $2 $((ITERS / 10)) > /dev/null
 		echo 0 > $T/function_profile_enabled
 		awk -v t="$2" -v r="$3" '$1 == "rg_free" && $4 == "us" {
 			printf "RESULT cal%s C %s %.1f\n", t, r, $3 * 1000 / $2 }' \
@@ -88,7 +87,7 @@ profile() {
 	: > $T/set_ftrace_filter
 	echo 0 > $T/options/graph_time
 	echo 1 > $T/function_profile_enabled
-	sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec $BIN $2 $((ITERS / 10))" > /dev/null
+	inside "$where" $BIN $2 $((ITERS / 10)) > /dev/null
 	echo 0 > $T/function_profile_enabled
 	echo 1 > $T/options/graph_time
 	awk -v want=" $PATCHED " -v t="$2" -v c="$1" -v r="$3" '
@@ -102,7 +101,7 @@ profile() {
 	echo "nt_can_fork nt_cancel_fork nt_move_task" > $T/set_graph_function
 	echo 0 > $T/options/funcgraph-irqs
 	echo function_graph > $T/current_tracer
-	sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec $BIN $2 $((ITERS / 10))" > /dev/null
+	inside "$where" $BIN $2 $((ITERS / 10)) > /dev/null
 	# (read before the tracer changes: that empties the buffer)
 	echo 0 > $T/tracing_on
 	echo "RESULT lockacq_$2 C $3 $(grep -c '_raw_spin_lock\|_raw_spin_trylock' $T/trace |
@@ -116,13 +115,9 @@ echo 100000 > /proc/sys/kernel/threads-max
 for r in $(seq "$ROUNDS"); do
 	for c in ${INSTR_CONFIGS:-A C D}; do
 		setup "${c/U/A}"
-		where=
-		case $c in
-		C) where=$RG/$DEEP/members ;;
-		D) where=$CG/$DEEP/cgroup.procs ;;
-		esac
+		where=$(place $c)
 		for t in fork thread; do
-			off=$(sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec $BIN $t $ITERS")
+			off=$(inside "$where" $BIN $t $ITERS)
 			echo "RESULT i$t $c $r $off"
 			profile "$c" "$t" "$r" "$where"
 		done

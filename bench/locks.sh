@@ -18,8 +18,7 @@ set -u
 . "$(dirname "$0")/setup.sh"
 ROUNDS=${ROUNDS:-3}
 ITERS=${ITERS:-2000}
-T=/sys/kernel/tracing
-[ -e $T/trace ] || mount -t tracefs nodev $T
+tracefs
 out=${TMPDIR:-/tmp}/locks.$$
 
 for r in $(seq "$ROUNDS"); do
@@ -36,7 +35,7 @@ for r in $(seq "$ROUNDS"); do
 		echo 1 > $T/events/lock/contention_begin/enable
 		echo 1 > $T/tracing_on
 		for s in s1 s2; do
-			sh -c "echo \$\$ > $p/$s/$f; exec $BIN fork $ITERS" > /dev/null &
+			inside $p/$s/$f $BIN fork $ITERS > /dev/null &
 		done
 		wait
 		echo 0 > $T/tracing_on

@@ -19,15 +19,9 @@ set -u
 . "$(dirname "$0")/setup.sh"
 ROUNDS=${ROUNDS:-3}
 
-# inside CFG CMD...: CMD run in the configuration's place.
-inside() {
-	local where=
-	case $1 in
-	R) where=$RG/$DEEP/members ;;
-	G) where=$CG/$DEEP/cgroup.procs ;;
-	esac
-	shift
-	sh -c "[ -z '$where' ] || echo \$\$ > '$where'; exec \"\$@\"" sh "$@"
+# in_cfg CFG CMD...: CMD run in the configuration's place.
+in_cfg() {
+	inside "$(place "$1")" "${@:2}"
 }
 
 # secs: the seconds a benchmark printed ("Time: 1.234", "Total time: 1.234
@@ -46,16 +40,16 @@ timed() {
 run() {	# run CFG ROUND
 	local v
 	if command -v hackbench > /dev/null; then
-		v=$(inside "$1" hackbench -g 2 -l 50 2>&1 | secs)
+		v=$(in_cfg "$1" hackbench -g 2 -l 50 2>&1 | secs)
 		echo "RESULT peer_hackbench $1 $2 $v"
 	fi
-	v=$(inside "$1" perf bench sched messaging -g 2 -l 50 2>&1 | secs)
+	v=$(in_cfg "$1" perf bench sched messaging -g 2 -l 50 2>&1 | secs)
 	echo "RESULT peer_messaging $1 $2 $v"
-	v=$(inside "$1" perf bench sched pipe -l 20000 2>&1 | secs)
+	v=$(in_cfg "$1" perf bench sched pipe -l 20000 2>&1 | secs)
 	echo "RESULT peer_pipe $1 $2 $v"
-	v=$(timed inside "$1" stress-ng --fork 1 --fork-ops 200 --quiet --temp-path "${TMPDIR:-/tmp}")
+	v=$(timed in_cfg "$1" stress-ng --fork 1 --fork-ops 200 --quiet --temp-path "${TMPDIR:-/tmp}")
 	echo "RESULT peer_ngfork $1 $2 $v"
-	v=$(timed inside "$1" stress-ng --clone 1 --clone-ops 200 --quiet --temp-path "${TMPDIR:-/tmp}")
+	v=$(timed in_cfg "$1" stress-ng --clone 1 --clone-ops 200 --quiet --temp-path "${TMPDIR:-/tmp}")
 	echo "RESULT peer_ngclone $1 $2 $v"
 }
 

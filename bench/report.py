@@ -305,18 +305,30 @@ if raw.get("pp_same"):
 PPI = {"ppi_same": "one depth-5 group", "ppi_sib": "sibling depth-5 groups",
        "ppi_same1": "one top-level group",
        "ppi_sib1": "sibling top-level groups"}
-if any(raw.get(t) for t in PPI):
-    print()
-    print(f"{'icount test':<12} {'config':<7} {'median':>10} {'spread':>8}")
-for t, what in PPI.items():
-    if not raw.get(t):
-        continue
-    units[t] = "instructions per pipe round trip, " + what + " (icount)"
-    for cfg, who in (("N", "no module"), ("R", "cpu.ko"),
-                     ("G", "cgroup cpu")):
-        if cfg in raw[t]:
-            print(f"{t:<12} {cfg:<7} {med(t, cfg):>10.0f} "
-                  f"{summary[t][cfg]['spread_pct']:>7.2f}%  {who}")
+
+
+def icount_table(title, tests, unit, who):
+    """For each test of @tests (name: what) that ran: its unit (@unit
+    with the what in its {}), a line per configuration of @who (config,
+    label) that ran it; yields the tests that ran, for their targets."""
+    ran = [t for t in tests if raw.get(t)]
+    if ran:
+        print()
+        print(f"{title:<16} {'config':<7} {'median':>12} {'spread':>8}")
+    for t in ran:
+        units[t] = unit.format(tests[t])
+        for cfg, label in who:
+            if cfg in raw[t]:
+                print(f"{t:<16} {cfg:<7} {med(t, cfg):>12.0f} "
+                      f"{summary[t][cfg]['spread_pct']:>7.2f}%  {label}")
+        yield t
+
+
+for t in icount_table("icount test", PPI,
+                      "instructions per pipe round trip, {} (icount)",
+                      (("N", "no module"), ("R", "cpu.ko"),
+                       ("G", "cgroup cpu"))):
+    what = PPI[t]
     ratio_target("%s: cpu.ko / cgroup cpu per round trip, %s (icount)" %
                  (t, what), paired(t, "R", "G"), 1.0)
 
@@ -327,18 +339,12 @@ PEERS = {"peer_hackbench": "hackbench -g 2 -l 50",
          "peer_pipe": "perf bench sched pipe -l 20000",
          "peer_ngfork": "stress-ng --fork 1 --fork-ops 200",
          "peer_ngclone": "stress-ng --clone 1 --clone-ops 200"}
-if any(raw.get(t) for t in PEERS):
-    print()
-    print(f"{'peer test':<16} {'config':<7} {'median':>12} {'spread':>8}")
-for t, what in PEERS.items():
-    if not raw.get(t):
-        continue
-    units[t] = "instructions (ns under icount), " + what
-    for cfg, who in (("N", "no module"), ("R", "numtasks + cpu.ko, depth 5"),
-                     ("G", "cgroup pids + cpu, depth 5")):
-        if cfg in raw[t]:
-            print(f"{t:<16} {cfg:<7} {med(t, cfg):>12.0f} "
-                  f"{summary[t][cfg]['spread_pct']:>7.2f}%  {who}")
+for t in icount_table("peer test", PEERS,
+                      "instructions (ns under icount), {}",
+                      (("N", "no module"),
+                       ("R", "numtasks + cpu.ko, depth 5"),
+                       ("G", "cgroup pids + cpu, depth 5"))):
+    what = PEERS[t]
     ratio_target("%s: ours / cgroup's, depth 5 (icount)" % what,
                  paired(t, "R", "G"), 1.02)
 

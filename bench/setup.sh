@@ -1,11 +1,32 @@
-# Sourced by bench/guest.sh and bench/profile.sh, in the release guest:
-# the configurations. A: hooks, no module; B: res_groups.ko, task in the
+# Sourced by the bench scripts that run in the release guest: the
+# configurations, where each puts its task (place, inside), tracefs. A: hooks, no module; B: res_groups.ko, task in the
 # root; C: + numtasks.ko, task at depth 5 with a limit at every level;
 # D: cgroup v2, task at depth 5 with pids.max at every level.
 #   MODDIR  where res_groups.ko and numtasks.ko (release builds) are
 RG=/sys/kernel/config/res_groups
 CG=/sys/fs/cgroup
 DEEP=d1/d2/d3/d4/d5
+T=/sys/kernel/tracing
+
+# place CONFIG: the task file of the configuration's depth-5 place (C and
+# R: a group's members; D and G: a cgroup's cgroup.procs), else nothing.
+place() {
+	case $1 in
+	C|R) echo $RG/$DEEP/members ;;
+	D|G) echo $CG/$DEEP/cgroup.procs ;;
+	esac
+}
+
+# inside FILE CMD...: CMD, run once it wrote its pid to FILE (a group's
+# members or a cgroup's cgroup.procs; "": where it is).
+inside() {
+	sh -c '[ -z "$1" ] || echo $$ > "$1"; shift; exec "$@"' sh "$@"
+}
+
+# tracefs: mounted at $T.
+tracefs() {
+	[ -e $T/trace ] || mount -t tracefs nodev $T
+}
 
 unload() {
 	for m in numtasks res_groups; do
