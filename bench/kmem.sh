@@ -27,7 +27,7 @@ ROUND=${ROUND:-1}
 run() {	# run CONFIG [MEMBERS-FILE]: every workload there
 	local t v
 	for t in pipe fork open mmap; do
-		v=$(sh -c "[ -z '${2:-}' ] || echo \$\$ > '${2:-}'; exec $BIN $t $ITERS")
+		v=$(inside "${2:-}" $BIN $t $ITERS)
 		echo "RESULT k$t $1 $ROUND $v"
 	done
 }
