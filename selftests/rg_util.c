@@ -121,6 +121,8 @@ void rg_stall_release(void)
 	rg_write(RG_STALL_PARAM "hold", "0");
 	rg_write(RG_STALL_PARAM "stall_lock", "0");
 	rg_write(RG_STALL_PARAM "half_write", "0");
+	rg_write(RG_STALL_PARAM "spin_charge", "0");
+	rg_write(RG_STALL_PARAM "spin_parent", "0");
 }
 
 void rg_stall_unload(void)

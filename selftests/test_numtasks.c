@@ -342,18 +342,28 @@ static pid_t start_straddler(const char *group, int fd[2])
 	return pid;
 }
 
-/* Let the straddler fork, held at nt_charge_parent(); wait until it is. */
+/*
+ * Let the straddler fork, held at nt_charge_parent(); wait until it is. It
+ * spins there until straddler_end() (3 s at most): the test's own steps
+ * meanwhile may take what they take.
+ */
 static int straddler_go(int fd)
 {
 	double t;
 	char c = 0;
 
-	if (rg_write(RG_STALL_PARAM "spin_parent", "400") ||
+	if (rg_write(RG_STALL_PARAM "spin_parent", "3000") ||
 	    write(fd, &c, 1) != 1)
 		return -1;
 	for (t = 0; t < 10 && rg_stall_get("stalled") != 5; t += 0.001)
 		usleep(1000);
 	return rg_stall_get("stalled") == 5 ? 0 : -1;
+}
+
+/* The straddler's spin ends: its fork goes on. */
+static int straddler_end(void)
+{
+	return rg_write(RG_STALL_PARAM "spin_parent", "0");
 }
 
 /* a limit 10, a/x guarantee 4 (docs, "Worked example"). */
@@ -406,6 +416,7 @@ TEST_F_TIMEOUT(nt, a_fork_on_its_way_up_opens_no_full_parent, 60)
 	kids.pid[0] = -1;
 	EXPECT_EQ(-EAGAIN, add_kid());
 	EXPECT_EQ(5, rg_stall_get("stalled"));
+	ASSERT_EQ(0, straddler_end());
 	ASSERT_EQ(straddler, waitpid(straddler, &status, 0));
 	close(fd[1]);
 	ASSERT_TRUE(WIFEXITED(status));
@@ -446,6 +457,7 @@ TEST_F_TIMEOUT(nt, a_rise_that_comes_late_is_checked, 60)
 	ASSERT_EQ(0, straddler_go(fd[1]));
 	EXPECT_EQ(0, add_kid());
 	EXPECT_EQ(5, rg_stall_get("stalled"));
+	ASSERT_EQ(0, straddler_end());
 	ASSERT_EQ(straddler, waitpid(straddler, &status, 0));
 	close(fd[1]);
 	ASSERT_TRUE(WIFEXITED(status));

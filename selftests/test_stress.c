@@ -1034,7 +1034,7 @@ int main(void)
 	for (i = 0; i < 20 * seconds && !all_succeeded(ARRAY_SIZE(workers)); i++)
 		usleep(100000);
 	if (i)
-		printf("# %.1f s more, until every kind of operation and every worker succeeded once%s\n",
+		printf("# %.1f s more, until each kind and each worker succeeded once%s\n",
 		       i / 10.0,
 		       all_succeeded(ARRAY_SIZE(workers)) ? "" : " (some never did)");
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);

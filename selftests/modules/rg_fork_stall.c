@@ -31,10 +31,12 @@
  *                 of any group wait.
  *   spin_charge=MS  (numtasks loaded) its next call of numtasks'
  *                 nt_charge_at() (a task entering a group: a fork, a
- *                 move) spins MS milliseconds (1..500) first, with the
+ *                 move) spins MS milliseconds (1..5000) first, with the
  *                 locks of its caller held: a move, under res_groups'
- *                 group spinlocks, cannot sleep. Reads the MS armed, or
- *                 0.
+ *                 group spinlocks, cannot sleep. Writing 0 disarms it
+ *                 and ends a spin under way (a test's steps beside the
+ *                 spin then need no guess of how long they take). Reads
+ *                 the MS armed, or 0.
  *   spin_parent=MS  (numtasks loaded) the same at its next call of
  *                 nt_charge_parent() (a fork or move raising a parent's
  *                 count, before the group below shows the task). Shares
@@ -119,6 +121,7 @@ static bool half_write;
 static int stalled;
 static int timeouts;
 static int spin_ms;
+static bool spin_cut;	/* a spin under way ends (spin_*=0) */
 static int spins;
 static bool unregistering;	/* res_group_hooks_unregister() was called */
 /*
@@ -359,7 +362,8 @@ static bool rg_stall_spin_call(struct rg_stall *s, int point, void *g, int d,
 	bool ret;
 
 	WRITE_ONCE(stalled, point);
-	while (ms-- > 0 && !fatal_signal_pending(current))
+	while (ms-- > 0 && !READ_ONCE(spin_cut) &&
+	       !fatal_signal_pending(current))
 		mdelay(1);
 	WRITE_ONCE(stalled, 0);
 	WRITE_ONCE(spins, spins + 1);
@@ -467,14 +471,16 @@ static int rg_stall_set_spin(const char *val, const struct kernel_param *kp)
 
 	if (ret)
 		return ret;
-	if (ms < 0 || ms > 500)
+	if (ms < 0 || ms > 5000)
 		return -EINVAL;
 	if (!ms) {
-		rg_stall_disarm(s);	/* (a spin under way goes on) */
+		rg_stall_disarm(s);
+		WRITE_ONCE(spin_cut, true);
 		return 0;
 	}
-	/* Before it is armed: its wrapper reads it as soon as it runs. */
+	/* Before it is armed: its wrapper reads them as soon as it runs. */
 	WRITE_ONCE(spin_ms, ms);
+	WRITE_ONCE(spin_cut, false);
 	return rg_stall_arm(s, &unused, true);
 }
 
@@ -516,10 +522,10 @@ MODULE_PARM_DESC(half_write,
 		 "1: hold rg_straddler's next shares write with its divisor not stored yet; 0: go on");
 module_param_cb(spin_charge, &rg_stall_spin_ops, &rg_stall_charge, 0644);
 MODULE_PARM_DESC(spin_charge,
-		 "MS: spin MS ms in rg_straddler's next nt_charge_at of numtasks; 0: no more");
+		 "MS: spin MS ms in rg_straddler's next nt_charge_at of numtasks; 0: no more, a spin ends");
 module_param_cb(spin_parent, &rg_stall_spin_ops, &rg_stall_parent, 0644);
 MODULE_PARM_DESC(spin_parent,
-		 "MS: spin MS ms in rg_straddler's next nt_charge_parent of numtasks; 0: no more");
+		 "MS: spin MS ms in rg_straddler's next nt_charge_parent of numtasks; 0: no more, a spin ends");
 module_param(stalled, int, 0444);
 MODULE_PARM_DESC(stalled,
 		 "where a task waits: 1 connector, 2 lock, 3 half write, 4 and 5 spins, 0 nowhere");
