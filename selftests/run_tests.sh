@@ -20,6 +20,10 @@
 # later files still run and the KUnit suites keep their time.
 # RG_GATE_SECONDS (set by the guest's init under qemu/run --gate): the
 # seconds the guest spent before the runner started, taken off it.
+# RG_BUILT (set there too): the host's word on its build, which goes on
+# beside the run (qemu/check): each test file waits for its line there,
+# "built NAME" (a script: "built all"); "failed ..." fails the files not
+# built by then.
 case "$0" in */*) cd "${0%/*}" || exit 1 ;; esac	# (no dirname process)
 export RG_TOP=${RG_TOP:-$(cd .. && pwd)}
 RG_KUNIT=${RG_KUNIT-module/res_groups_kunit.ko}
@@ -192,10 +196,38 @@ fi
 memo_cases "$@"
 # One output file, emptied for each test (no mktemp or rm per test).
 out=${TMPDIR:-/tmp}/rg-run-tests.$$
-trap '$BB rm -f "$out" "$out.log" "$out.ktap"' EXIT
+trap '$BB rm -f "$out" "$out.log" "$out.ktap" "$out.nap"' EXIT
+
+nap=
+built() {	# built TEST: 0 once the host has built it, 1 if it will not be
+	local line
+	[ -n "${RG_BUILT:-}" ] || return 0
+	while :; do
+		# (a last line not yet whole is not read)
+		while IFS= read -r line; do
+			case "$line" in
+			"built all"|"built $1") return 0 ;;
+			failed*) return 1 ;;
+			esac
+		done < "$RG_BUILT"
+		[ -z "$run_end" ] || [ "$SECONDS" -lt "$run_end" ] || return 1
+		# (a nap: read -t on a fifo no one writes, not a process)
+		if [ -z "$nap" ]; then
+			$BB mkfifo "$out.nap" && exec {nap}<> "$out.nap" || return 1
+		fi
+		read -r -t 0.2 -u "$nap"
+	done
+}
+
 for t in "$@"; do
 	: > "$out"
 	memo_cases "$t"
+	start=$SECONDS
+	if ! built "$t"; then
+		failure "$t was not built: $($BB tail -n 1 "$RG_BUILT")"
+		continue
+	fi
+	[ "$SECONDS" = "$start" ] || echo "# waited $((SECONDS - start)) s for the build of $t"
 	start=$SECONDS
 	# rg_run_one kills the test at its timeout, and then whatever it
 	# left behind, wherever that went (its own process group, a new
