@@ -198,9 +198,10 @@ memo_cases "$@"
 out=${TMPDIR:-/tmp}/rg-run-tests.$$
 trap '$BB rm -f "$out" "$out.log" "$out.ktap" "$out.nap"' EXIT
 
-nap=
+nap= napped=
 built() {	# built TEST: 0 once the host has built it, 1 if it will not be
 	local line
+	napped=
 	[ -n "${RG_BUILT:-}" ] || return 0
 	while :; do
 		# (a last line not yet whole is not read)
@@ -216,6 +217,7 @@ built() {	# built TEST: 0 once the host has built it, 1 if it will not be
 			$BB mkfifo "$out.nap" && exec {nap}<> "$out.nap" || return 1
 		fi
 		read -r -t 0.2 -u "$nap"
+		napped=1
 	done
 }
 
@@ -227,7 +229,7 @@ for t in "$@"; do
 		failure "$t was not built: $($BB tail -n 1 "$RG_BUILT")"
 		continue
 	fi
-	[ "$SECONDS" = "$start" ] || echo "# waited $((SECONDS - start)) s for the build of $t"
+	[ -z "$napped" ] || echo "# waited $((SECONDS - start)) s for the build of $t"
 	start=$SECONDS
 	# rg_run_one kills the test at its timeout, and then whatever it
 	# left behind, wherever that went (its own process group, a new
