@@ -53,9 +53,13 @@
  * waits, then calls the real function at the address ftrace gave. Each
  * redirect is armed for one call, and cannot be armed again until its
  * wrapper has returned, so the wrapper's own calls are never redirected.
- * The two redirects into res_groups stay registered after their call
+ * Every redirect is registered at our init if its module is loaded (else
+ * at its first arming): registering patches the function's first bytes,
+ * and under TCG another vCPU running them meanwhile (a test's forker)
+ * can trap on a stale int3 and oops; tests load us before they start
+ * such tasks. The redirects into modules stay registered after their call
  * (unregistering waits for RCU-tasks: not while rg_mutex is held); they
- * are unregistered when res_groups goes, since ftrace would keep the
+ * are unregistered when their module goes, since ftrace would keep the
  * address of its freed text in their filters, and cannot be armed from
  * then until it is loaded again (ENODEV), nor before our init is done,
  * nor once our unload began.
@@ -594,7 +598,7 @@ static void rg_stall_release_all(void)
 
 static int __init rg_stall_init(void)
 {
-	int ret;
+	int i, ret;
 
 	ret = register_module_notifier(&rg_stall_module_nb);
 	if (ret)
@@ -602,6 +606,14 @@ static int __init rg_stall_init(void)
 	ret = rg_stall_register(&rg_stall_unreg);
 	if (!ret)
 		ret = rg_stall_register(&rg_stall_fork);
+	/* The redirects into modules already loaded: now, not at arming. */
+	for (i = 0; !ret && i < ARRAY_SIZE(rg_stalls); i++) {
+		if (!rg_stalls[i]->module)
+			continue;
+		ret = rg_stall_register(rg_stalls[i]);
+		if (ret == -ENODEV)
+			ret = 0;
+	}
 	if (ret) {
 		rg_stall_release_all();
 		return ret;
