@@ -198,25 +198,34 @@ memo_cases "$@"
 out=${TMPDIR:-/tmp}/rg-run-tests.$$
 trap '$BB rm -f "$out" "$out.log" "$out.ktap" "$out.nap"' EXIT
 
-nap= napped=
+nap='' napped=''
 built() {	# built TEST: 0 once the host has built it, 1 if it will not be
 	local line
-	napped=
+	napped=''
 	[ -n "${RG_BUILT:-}" ] || return 0
 	while :; do
 		# (a last line not yet whole is not read)
 		while IFS= read -r line; do
 			case "$line" in
 			"built all"|"built $1") return 0 ;;
-			failed*) return 1 ;;
+			failed*) built_why=$line; return 1 ;;
 			esac
 		done < "$RG_BUILT"
-		[ -z "$run_end" ] || [ "$SECONDS" -lt "$run_end" ] || return 1
-		# (a nap: read -t on a fifo no one writes, not a process)
-		if [ -z "$nap" ]; then
-			$BB mkfifo "$out.nap" && exec {nap}<> "$out.nap" || return 1
+		if [ -n "$run_end" ] && [ "$SECONDS" -ge "$run_end" ]; then
+			built_why="the run's time ran out waiting for it"
+			return 1
 		fi
-		read -r -t 0.2 -u "$nap"
+		# (a nap: read -t on a fifo no one writes, not a process; a
+		# sleep if that fails)
+		if [ -z "$nap" ]; then
+			{ [ -p "$out.nap" ] || $BB mkfifo "$out.nap"; } &&
+				exec {nap}<> "$out.nap" || nap=none
+		fi
+		if [ "$nap" = none ]; then
+			$BB sleep 0.2
+		else
+			read -r -t 0.2 -u "$nap"
+		fi
 		napped=1
 	done
 }
@@ -225,8 +234,15 @@ for t in "$@"; do
 	: > "$out"
 	memo_cases "$t"
 	start=$SECONDS
-	if ! built "$t"; then
-		failure "$t was not built: $($BB tail -n 1 "$RG_BUILT")"
+	built "$t"
+	built_status=$?
+	# (the fifo is not the tests' to inherit)
+	if [ -n "$nap" ] && [ "$nap" != none ]; then
+		exec {nap}<&-
+		nap=''
+	fi
+	if [ "$built_status" != 0 ]; then
+		failure "$t was not built: $built_why"
 		continue
 	fi
 	[ -z "$napped" ] || echo "# waited $((SECONDS - start)) s for the build of $t"

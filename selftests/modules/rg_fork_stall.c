@@ -39,8 +39,8 @@
  *                 the MS armed, or 0.
  *   spin_parent=MS  (numtasks loaded) the same at its next call of
  *                 nt_charge_parent() (a fork or move raising a parent's
- *                 count, before the group below shows the task). Shares
- *                 its MS with spin_charge.
+ *                 count, before the group below shows the task). Each
+ *                 has its own MS and its own end.
  *   stalled       reads 1, 2, 3, 4 or 5 while a task waits at the first,
  *                 second, third, fourth or fifth point, else 0.
  *   timeouts      how many waits gave up after 30 s instead.
@@ -111,6 +111,8 @@ struct rg_stall {
 	bool gone;			/* that module went (rg_stall_mutex) */
 	bool registered;		/* rg_stall_mutex */
 	bool filtered;			/* has a filter to free at unload */
+	int spin_ms;			/* a spin's length (spin_*) */
+	bool cut;			/* its spin under way ends (spin_*=0) */
 };
 
 /* The functions redirected, as the wrappers call them. */
@@ -124,8 +126,6 @@ static bool hold;
 static bool half_write;
 static int stalled;
 static int timeouts;
-static int spin_ms;
-static bool spin_cut;	/* a spin under way ends (spin_*=0) */
 static int spins;
 static bool unregistering;	/* res_group_hooks_unregister() was called */
 /*
@@ -274,6 +274,9 @@ static int __rg_stall_register(struct rg_stall *s)
 
 	if (s->registered)
 		return 0;
+	/* (going: its filter would keep the text about to be freed) */
+	if (s->module && s->gone)
+		return -ENODEV;
 	ret = ftrace_set_filter(&s->ops, (unsigned char *)s->func,
 				strlen(s->func), 1);
 	/* No such function: its module is not loaded. */
@@ -362,11 +365,11 @@ static bool rg_stall_spin_call(struct rg_stall *s, int point, void *g, int d,
 			       bool check, void *stop)
 {
 	rg_charge_fn real = (rg_charge_fn)READ_ONCE(s->orig);
-	int ms = READ_ONCE(spin_ms);
+	int ms = READ_ONCE(s->spin_ms);
 	bool ret;
 
 	WRITE_ONCE(stalled, point);
-	while (ms-- > 0 && !READ_ONCE(spin_cut) &&
+	while (ms-- > 0 && !READ_ONCE(s->cut) &&
 	       !fatal_signal_pending(current))
 		mdelay(1);
 	WRITE_ONCE(stalled, 0);
@@ -391,8 +394,8 @@ static bool rg_stall_charge_parent(void *p, int d, bool check, void *stop)
  * call may come as soon as it is armed. All under rg_stall_mutex, which
  * the module notifier and our exit take to disarm and unregister, so an
  * ops armed here stays registered until one of them comes; an idle @s
- * has no wrapper left to use *@wait. A redirect into a module is
- * registered here, so that its filter finds the loaded module.
+ * has no wrapper left to use *@wait. A redirect into a module not
+ * loaded at our init is registered here, so that its filter finds it.
  * Return: 0; -EBUSY if @s is armed or its wrapper runs; -ENODEV once our
  * exit began, and for a module's redirects before our init is done or
  * while the module is not there (or going).
@@ -466,11 +469,15 @@ static int rg_stall_set_hold(const char *val, const struct kernel_param *kp)
 	return rg_stall_set_flag(val, &rg_stall_fork, &hold, true);
 }
 
-/* The spin's length (the param's arg: its stall); 0 disarms. */
+/*
+ * The spin's length (the param's arg: its stall); 0 disarms it and ends
+ * its spin under way. Its cut is cleared by the arming itself, under
+ * rg_stall_mutex once no wrapper of it runs (a cut spin still running
+ * fails the arming with -EBUSY, and its cut stays).
+ */
 static int rg_stall_set_spin(const char *val, const struct kernel_param *kp)
 {
 	struct rg_stall *s = kp->arg;
-	bool unused;
 	int ms, ret = kstrtoint(val, 0, &ms);
 
 	if (ret)
@@ -479,13 +486,12 @@ static int rg_stall_set_spin(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	if (!ms) {
 		rg_stall_disarm(s);
-		WRITE_ONCE(spin_cut, true);
+		WRITE_ONCE(s->cut, true);
 		return 0;
 	}
-	/* Before it is armed: its wrapper reads them as soon as it runs. */
-	WRITE_ONCE(spin_ms, ms);
-	WRITE_ONCE(spin_cut, false);
-	return rg_stall_arm(s, &unused, true);
+	/* Before it is armed: its wrapper reads it as soon as it runs. */
+	WRITE_ONCE(s->spin_ms, ms);
+	return rg_stall_arm(s, &s->cut, false);
 }
 
 static int rg_stall_get_spin(char *buf, const struct kernel_param *kp)
@@ -493,7 +499,7 @@ static int rg_stall_get_spin(char *buf, const struct kernel_param *kp)
 	struct rg_stall *s = kp->arg;
 	bool armed = READ_ONCE(s->state) == RG_STALL_ARMED;
 
-	return sysfs_emit(buf, "%d\n", armed ? READ_ONCE(spin_ms) : 0);
+	return sysfs_emit(buf, "%d\n", armed ? READ_ONCE(s->spin_ms) : 0);
 }
 
 static const struct kernel_param_ops rg_stall_spin_ops = {
@@ -596,6 +602,16 @@ static void rg_stall_release_all(void)
 			ftrace_free_filter(&rg_stalls[i]->ops);
 }
 
+/* Every wait and spin ends (our exit, or a failed init). */
+static void rg_stall_let_go(void)
+{
+	WRITE_ONCE(hold, false);
+	WRITE_ONCE(half_write, false);
+	WRITE_ONCE(unregistering, true);
+	WRITE_ONCE(rg_stall_charge.cut, true);
+	WRITE_ONCE(rg_stall_parent.cut, true);
+}
+
 static int __init rg_stall_init(void)
 {
 	int i, ret;
@@ -615,6 +631,7 @@ static int __init rg_stall_init(void)
 			ret = 0;
 	}
 	if (ret) {
+		rg_stall_let_go();
 		rg_stall_release_all();
 		return ret;
 	}
@@ -636,9 +653,7 @@ static void __exit rg_stall_exit(void)
 	mutex_lock(&rg_stall_mutex);
 	rg_exiting = true;
 	mutex_unlock(&rg_stall_mutex);
-	WRITE_ONCE(hold, false);
-	WRITE_ONCE(half_write, false);
-	WRITE_ONCE(unregistering, true);
+	rg_stall_let_go();
 	rg_stall_release_all();
 }
 
