@@ -357,7 +357,11 @@ static int straddler_go(int fd)
 		return -1;
 	for (t = 0; t < 10 && rg_stall_get("stalled") != 5; t += 0.001)
 		usleep(1000);
-	return rg_stall_get("stalled") == 5 ? 0 : -1;
+	if (rg_stall_get("stalled") == 5)
+		return 0;
+	printf("# the straddler was never seen held: spins %d, spin_end %d\n",
+	       rg_stall_get("spins"), rg_stall_get("spin_end"));
+	return -1;
 }
 
 /* The straddler's spin ends: its fork goes on. */
@@ -415,7 +419,8 @@ TEST_F_TIMEOUT(nt, a_fork_on_its_way_up_opens_no_full_parent, 60)
 	rg_kill(kids.pid[0]);
 	kids.pid[0] = -1;
 	EXPECT_EQ(-EAGAIN, add_kid());
-	EXPECT_EQ(5, rg_stall_get("stalled"));
+	EXPECT_EQ(5, rg_stall_get("stalled"))
+		TH_LOG("the spin ended early: spin_end %d", rg_stall_get("spin_end"));
 	ASSERT_EQ(0, straddler_end());
 	ASSERT_EQ(straddler, waitpid(straddler, &status, 0));
 	close(fd[1]);
@@ -456,7 +461,8 @@ TEST_F_TIMEOUT(nt, a_rise_that_comes_late_is_checked, 60)
 	EXPECT_EQ(3, NT("a/x", "held"));
 	ASSERT_EQ(0, straddler_go(fd[1]));
 	EXPECT_EQ(0, add_kid());
-	EXPECT_EQ(5, rg_stall_get("stalled"));
+	EXPECT_EQ(5, rg_stall_get("stalled"))
+		TH_LOG("the spin ended early: spin_end %d", rg_stall_get("spin_end"));
 	ASSERT_EQ(0, straddler_end());
 	ASSERT_EQ(straddler, waitpid(straddler, &status, 0));
 	close(fd[1]);

@@ -45,6 +45,8 @@
  *                 second, third, fourth or fifth point, else 0.
  *   timeouts      how many waits gave up after 30 s instead.
  *   spins         how many spins (spin_charge, spin_parent) were done.
+ *   spin_end      how the last one ended: 1 its time was up (by the
+ *                 clock), 2 cut (spin_*=0), 3 a fatal signal.
  * A wait also ends when the task is killed, and at our unload. Each
  * hold is for one call: writing 1 again while the last one is armed or
  * still held fails with EBUSY.
@@ -77,6 +79,7 @@
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
@@ -127,6 +130,7 @@ static bool half_write;
 static int stalled;
 static int timeouts;
 static int spins;
+static int spin_end;	/* how the last spin ended: 1 its time, 2 cut, 3 a signal */
 static bool unregistering;	/* res_group_hooks_unregister() was called */
 /*
  * rg_stall_mutex: our init is done (the notifier is registered); our exit
@@ -365,13 +369,24 @@ static bool rg_stall_spin_call(struct rg_stall *s, int point, void *g, int d,
 			       bool check, void *stop)
 {
 	rg_charge_fn real = (rg_charge_fn)READ_ONCE(s->orig);
-	int ms = READ_ONCE(s->spin_ms);
+	u64 end = ktime_get_ns() + READ_ONCE(s->spin_ms) * NSEC_PER_MSEC;
+	int how = 1;
 	bool ret;
 
+	/* (by the clock, not by a count of mdelay()s: under TCG) */
 	WRITE_ONCE(stalled, point);
-	while (ms-- > 0 && !READ_ONCE(s->cut) &&
-	       !fatal_signal_pending(current))
+	while (ktime_get_ns() < end) {
+		if (READ_ONCE(s->cut)) {
+			how = 2;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			how = 3;
+			break;
+		}
 		mdelay(1);
+	}
+	WRITE_ONCE(spin_end, how);
 	WRITE_ONCE(stalled, 0);
 	WRITE_ONCE(spins, spins + 1);
 	ret = real(g, d, check, stop);
@@ -541,6 +556,8 @@ MODULE_PARM_DESC(stalled,
 		 "where a task waits: 1 connector, 2 lock, 3 half write, 4 and 5 spins, 0 nowhere");
 module_param(spins, int, 0444);
 MODULE_PARM_DESC(spins, "spins done (spin_charge, spin_parent)");
+module_param(spin_end, int, 0444);
+MODULE_PARM_DESC(spin_end, "how the last spin ended: 1 its time, 2 cut, 3 a signal");
 module_param(timeouts, int, 0444);
 MODULE_PARM_DESC(timeouts, "waits that ended after 30 s");
 
