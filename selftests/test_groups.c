@@ -2,8 +2,12 @@
 /*
  * The group tree (docs/res_groups.rst: depth, tasks, configfs): depth
  * limit, names, rmdir, /proc paths, max_descendants and max_depth.
+ *
+ * Tiers: names_are_found_among_many_siblings makes 1,000 siblings in the
+ * full tier, 100 in the quick one (RG_TIER=quick).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -75,6 +79,81 @@ TEST_F(groups, every_group_has_five_files)
 	EXPECT_TRUE(rg_exists(RG_ROOT "/shares"));
 	EXPECT_TRUE(rg_exists(RG_ROOT "/max_descendants"));
 	EXPECT_TRUE(rg_exists(RG_ROOT "/max_depth"));
+}
+
+/* The entries of directory @path but "." and "..", or -1. */
+static int count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/*
+ * Names among many siblings (configfs finds a name among a directory's
+ * children by an index, hooks 0006): under p, n groups made in an order
+ * that is not their names' order (i x 7919 mod n, 7919 a prime), so
+ * that "1", "10" and "100" come apart. Every name is then taken
+ * (EEXIST, nothing made), an attribute's name too, and no other name;
+ * every group's files and p's own are found; a removed group's name is
+ * free again, and the others stay taken; readdir lists each entry once.
+ */
+TEST_F(groups, names_are_found_among_many_siblings)
+{
+	static const char * const files[] = {
+		"shares", "stats", "members", "max_descendants", "max_depth",
+	};
+	const int n = rg_scaled(1000, 100);
+	char name[64], path[128];
+	size_t f;
+	int i;
+
+	ASSERT_EQ(0, rg_mkdir("p"));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "p/%d", (int)(i * 7919L % n));
+		ASSERT_EQ(0, rg_mkdir(name)) TH_LOG("%s", name);
+	}
+	ASSERT_EQ(n + 5, count_entries(RG_ROOT "/p"));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "p/%d", i);
+		EXPECT_EQ(-EEXIST, rg_mkdir(name)) TH_LOG("%s", name);
+		snprintf(path, sizeof(path), RG_ROOT "/p/%d/%s", i,
+			 files[i % ARRAY_SIZE(files)]);
+		EXPECT_TRUE(rg_exists(path)) TH_LOG("%s", path);
+	}
+	for (f = 0; f < ARRAY_SIZE(files); f++) {
+		snprintf(name, sizeof(name), "p/%s", files[f]);
+		EXPECT_EQ(-EEXIST, rg_mkdir(name)) TH_LOG("%s", name);
+		snprintf(path, sizeof(path), RG_ROOT "/p/%s", files[f]);
+		EXPECT_TRUE(rg_exists(path)) TH_LOG("%s", path);
+		snprintf(path, sizeof(path), RG_ROOT "/p/%d/%s", n, files[f]);
+		EXPECT_FALSE(rg_exists(path)) TH_LOG("%s", path);
+	}
+	snprintf(path, sizeof(path), RG_ROOT "/p/%d", n);
+	EXPECT_FALSE(rg_exists(path));
+	EXPECT_FALSE(rg_exists(RG_ROOT "/p/share"));
+	EXPECT_FALSE(rg_exists(RG_ROOT "/p/sharesx"));
+	/* Nothing was made by the refused ones. */
+	EXPECT_EQ(n + 5, count_entries(RG_ROOT "/p"));
+
+	/* Every other one removed: its name free, the others' taken. */
+	for (i = 0; i < n; i += 2) {
+		snprintf(name, sizeof(name), "p/%d", i);
+		ASSERT_EQ(0, rg_rmdir(name)) TH_LOG("%s", name);
+	}
+	EXPECT_EQ(n - n / 2 + 5, count_entries(RG_ROOT "/p"));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "p/%d", i);
+		EXPECT_EQ(i % 2 ? -EEXIST : 0, rg_mkdir(name)) TH_LOG("%s", name);
+	}
+	EXPECT_EQ(n + 5, count_entries(RG_ROOT "/p"));
 }
 
 /* Both caps of the root and of a, in one string. */
