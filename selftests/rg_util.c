@@ -82,7 +82,7 @@ void rg_unload_all(void)
 {
 	static const char * const mods[] = {
 		"cpu", "kmem", "numtasks", "rg_kmem_alloc", "rg_test_ctl",
-		"rg_test_ctl2", "rg_hooks_test",
+		"rg_test_ctl2", "rg_hooks_test", "rg_show_page",
 		"res_groups",
 	};
 	size_t i;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -81,8 +82,59 @@ TEST_F(groups, every_group_has_five_files)
 	EXPECT_TRUE(rg_exists(RG_ROOT "/max_depth"));
 }
 
-/* The entries of directory @path but "." and "..", or -1. */
-static int count_entries(const char *path)
+#define SHOW_PAGE "selftests/modules/rg_show_page.ko"
+
+/*
+ * 0 if directory @path lists the five files and the groups "0" to
+ * "@n - 1", each once, and nothing else; else -1.
+ */
+static int each_listed_once(const char *path, int n)
+{
+	static const char * const files[] = {
+		"shares", "stats", "members", "max_descendants", "max_depth",
+	};
+	int seen_files[ARRAY_SIZE(files)] = { 0 }, ret = 0;
+	unsigned char *seen = calloc(n, 1);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	size_t f;
+	char *end;
+	long v;
+
+	if (!d || !seen) {
+		free(seen);
+		if (d)
+			closedir(d);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		for (f = 0; f < ARRAY_SIZE(files); f++)
+			if (!strcmp(e->d_name, files[f]))
+				break;
+		if (f < ARRAY_SIZE(files)) {
+			ret |= seen_files[f]++ ? -1 : 0;
+			continue;
+		}
+		v = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || v < 0 || v >= n || seen[v]++)
+			ret = -1;
+	}
+	closedir(d);
+	for (f = 0; f < ARRAY_SIZE(files); f++)
+		ret |= seen_files[f] == 1 ? 0 : -1;
+	for (v = 0; v < n; v++)
+		ret |= seen[v] == 1 ? 0 : -1;
+	free(seen);
+	return ret;
+}
+
+/*
+ * The entries of directory @path named @name (NULL: but "." and ".."),
+ * or -1.
+ */
+static int count_named(const char *path, const char *name)
 {
 	DIR *d = opendir(path);
 	struct dirent *e;
@@ -91,9 +143,15 @@ static int count_entries(const char *path)
 	if (!d)
 		return -1;
 	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+		n += name ? !strcmp(e->d_name, name) :
+			    strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
 	closedir(d);
 	return n;
+}
+
+static int count_entries(const char *path)
+{
+	return count_named(path, NULL);
 }
 
 /*
@@ -101,9 +159,12 @@ static int count_entries(const char *path)
  * children by an index, hooks 0006): under p, n groups made in an order
  * that is not their names' order (i x 7919 mod n, 7919 a prime), so
  * that "1", "10" and "100" come apart. Every name is then taken
- * (EEXIST, nothing made), an attribute's name too, and no other name;
- * every group's files and p's own are found; a removed group's name is
- * free again, and the others stay taken; readdir lists each entry once.
+ * (EEXIST, nothing made: the dcache holds every group's directory, so
+ * this checks that nothing else was made), an attribute's name too (the
+ * index's lookup of an attribute), and no other name; every group's
+ * files and p's own are found (the same); a removed group's name is free
+ * again (the index's check that a name is free) and the others stay
+ * taken; readdir lists each entry once.
  */
 TEST_F(groups, names_are_found_among_many_siblings)
 {
@@ -120,7 +181,7 @@ TEST_F(groups, names_are_found_among_many_siblings)
 		snprintf(name, sizeof(name), "p/%d", (int)(i * 7919L % n));
 		ASSERT_EQ(0, rg_mkdir(name)) TH_LOG("%s", name);
 	}
-	ASSERT_EQ(n + 5, count_entries(RG_ROOT "/p"));
+	ASSERT_EQ(0, each_listed_once(RG_ROOT "/p", n));
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "p/%d", i);
 		EXPECT_EQ(-EEXIST, rg_mkdir(name)) TH_LOG("%s", name);
@@ -141,19 +202,39 @@ TEST_F(groups, names_are_found_among_many_siblings)
 	EXPECT_FALSE(rg_exists(RG_ROOT "/p/share"));
 	EXPECT_FALSE(rg_exists(RG_ROOT "/p/sharesx"));
 	/* Nothing was made by the refused ones. */
-	EXPECT_EQ(n + 5, count_entries(RG_ROOT "/p"));
+	EXPECT_EQ(0, each_listed_once(RG_ROOT "/p", n));
 
 	/* Every other one removed: its name free, the others' taken. */
 	for (i = 0; i < n; i += 2) {
 		snprintf(name, sizeof(name), "p/%d", i);
 		ASSERT_EQ(0, rg_rmdir(name)) TH_LOG("%s", name);
 	}
-	EXPECT_EQ(n - n / 2 + 5, count_entries(RG_ROOT "/p"));
+	EXPECT_EQ(n / 2 + 5, count_entries(RG_ROOT "/p"));
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "p/%d", i);
 		EXPECT_EQ(i % 2 ? -EEXIST : 0, rg_mkdir(name)) TH_LOG("%s", name);
 	}
-	EXPECT_EQ(n + 5, count_entries(RG_ROOT "/p"));
+	EXPECT_EQ(0, each_listed_once(RG_ROOT "/p", n));
+}
+
+/*
+ * The one check of a name that finds a directory among configfs's
+ * entries by the index (hooks 0006), since the dcache answers for a
+ * group's: configfs refuses a second subsystem of a name it has, here
+ * rg_show_page.ko named res_groups (EEXIST, nothing changed); named anew
+ * it loads.
+ */
+TEST_F(groups, configfs_refuses_a_second_subsystem_of_a_name)
+{
+	ASSERT_EQ(0, rg_mkdir("a"));
+	EXPECT_EQ(-EEXIST, rg_insmod(SHOW_PAGE, "name=res_groups"));
+	EXPECT_FALSE(rg_module_loaded("rg_show_page"));
+	EXPECT_EQ(5, count_entries(RG_ROOT "/a"));
+	EXPECT_EQ(1, count_named("/sys/kernel/config", "res_groups"));
+	ASSERT_EQ(0, rg_insmod(SHOW_PAGE, "name=rg_name_check"));
+	EXPECT_TRUE(rg_exists("/sys/kernel/config/rg_name_check/offset"));
+	EXPECT_EQ(0, rg_rmmod("rg_show_page"));
+	EXPECT_FALSE(rg_exists("/sys/kernel/config/rg_name_check"));
 }
 
 /* Both caps of the root and of a, in one string. */

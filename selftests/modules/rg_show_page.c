@@ -6,6 +6,10 @@
  *           "<offset in its page> <PAGE_SIZE>", or nothing (and a WARN)
  *           if the buffer does not start a page;
  *   size    the size of the buffer's allocation (ksize(); 0 if vmalloc'ed).
+ * name=NAME gives the subsystem another name: with a name configfs
+ * already has at its root (res_groups), the load fails with EEXIST, the
+ * one check of a name that finds a directory among configfs's entries
+ * (test_groups: a group's own name is found by the dcache first).
  *
  * Locking: none; nothing here changes after load.
  */
@@ -13,7 +17,12 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
+
+static char *name = "rg_show_page";
+module_param(name, charp, 0444);
+MODULE_PARM_DESC(name, "the subsystem's name (default rg_show_page)");
 
 static ssize_t rg_show_page_offset_show(struct config_item *item, char *page)
 {
@@ -44,7 +53,6 @@ static const struct config_item_type rg_show_page_type = {
 static struct configfs_subsystem rg_show_page_subsys = {
 	.su_group = {
 		.cg_item = {
-			.ci_namebuf	= "rg_show_page",
 			.ci_type	= &rg_show_page_type,
 		},
 	},
@@ -52,6 +60,10 @@ static struct configfs_subsystem rg_show_page_subsys = {
 
 static int __init rg_show_page_init(void)
 {
+	struct config_item *item = &rg_show_page_subsys.su_group.cg_item;
+
+	if (strscpy(item->ci_namebuf, name, sizeof(item->ci_namebuf)) <= 0)
+		return -EINVAL;
 	config_group_init(&rg_show_page_subsys.su_group);
 	mutex_init(&rg_show_page_subsys.su_mutex);
 	return configfs_register_subsystem(&rg_show_page_subsys);
