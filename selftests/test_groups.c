@@ -84,16 +84,18 @@ TEST_F(groups, every_group_has_five_files)
 
 #define SHOW_PAGE "selftests/modules/rg_show_page.ko"
 
+/* The files of every group (docs: "The configfs interface"). */
+static const char * const group_files[] = {
+	"shares", "stats", "members", "max_descendants", "max_depth",
+};
+
 /*
- * 0 if directory @path lists the five files and the groups "0" to
+ * 0 if directory @path lists the group files and the groups "0" to
  * "@n - 1", each once, and nothing else; else -1.
  */
 static int each_listed_once(const char *path, int n)
 {
-	static const char * const files[] = {
-		"shares", "stats", "members", "max_descendants", "max_depth",
-	};
-	int seen_files[ARRAY_SIZE(files)] = { 0 }, ret = 0;
+	int seen_files[ARRAY_SIZE(group_files)] = { 0 }, ret = 0;
 	unsigned char *seen = calloc(n, 1);
 	DIR *d = opendir(path);
 	struct dirent *e;
@@ -110,10 +112,10 @@ static int each_listed_once(const char *path, int n)
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		for (f = 0; f < ARRAY_SIZE(files); f++)
-			if (!strcmp(e->d_name, files[f]))
+		for (f = 0; f < ARRAY_SIZE(group_files); f++)
+			if (!strcmp(e->d_name, group_files[f]))
 				break;
-		if (f < ARRAY_SIZE(files)) {
+		if (f < ARRAY_SIZE(group_files)) {
 			ret |= seen_files[f]++ ? -1 : 0;
 			continue;
 		}
@@ -122,7 +124,7 @@ static int each_listed_once(const char *path, int n)
 			ret = -1;
 	}
 	closedir(d);
-	for (f = 0; f < ARRAY_SIZE(files); f++)
+	for (f = 0; f < ARRAY_SIZE(group_files); f++)
 		ret |= seen_files[f] == 1 ? 0 : -1;
 	for (v = 0; v < n; v++)
 		ret |= seen[v] == 1 ? 0 : -1;
@@ -162,15 +164,12 @@ static int count_entries(const char *path)
  * (EEXIST, nothing made: the dcache holds every group's directory, so
  * this checks that nothing else was made), an attribute's name too (the
  * index's lookup of an attribute), and no other name; every group's
- * files and p's own are found (the same); a removed group's name is free
+ * group_files and p's own are found (the same); a removed group's name is free
  * again (the index's check that a name is free) and the others stay
  * taken; readdir lists each entry once.
  */
 TEST_F(groups, names_are_found_among_many_siblings)
 {
-	static const char * const files[] = {
-		"shares", "stats", "members", "max_descendants", "max_depth",
-	};
 	const int n = rg_scaled(1000, 100);
 	char name[64], path[128];
 	size_t f;
@@ -186,15 +185,15 @@ TEST_F(groups, names_are_found_among_many_siblings)
 		snprintf(name, sizeof(name), "p/%d", i);
 		EXPECT_EQ(-EEXIST, rg_mkdir(name)) TH_LOG("%s", name);
 		snprintf(path, sizeof(path), RG_ROOT "/p/%d/%s", i,
-			 files[i % ARRAY_SIZE(files)]);
+			 group_files[i % ARRAY_SIZE(group_files)]);
 		EXPECT_TRUE(rg_exists(path)) TH_LOG("%s", path);
 	}
-	for (f = 0; f < ARRAY_SIZE(files); f++) {
-		snprintf(name, sizeof(name), "p/%s", files[f]);
+	for (f = 0; f < ARRAY_SIZE(group_files); f++) {
+		snprintf(name, sizeof(name), "p/%s", group_files[f]);
 		EXPECT_EQ(-EEXIST, rg_mkdir(name)) TH_LOG("%s", name);
-		snprintf(path, sizeof(path), RG_ROOT "/p/%s", files[f]);
+		snprintf(path, sizeof(path), RG_ROOT "/p/%s", group_files[f]);
 		EXPECT_TRUE(rg_exists(path)) TH_LOG("%s", path);
-		snprintf(path, sizeof(path), RG_ROOT "/p/%d/%s", n, files[f]);
+		snprintf(path, sizeof(path), RG_ROOT "/p/%d/%s", n, group_files[f]);
 		EXPECT_FALSE(rg_exists(path)) TH_LOG("%s", path);
 	}
 	snprintf(path, sizeof(path), RG_ROOT "/p/%d", n);
