@@ -47,9 +47,11 @@
  * to settle; the quick tier over 0.7 s after 0.2 s (CFS load averages
  * have a 32 ms half-life: 0.2 s is six of them), and leaves out
  * measurements that other measurements repeat (each is marked "full tier
- * only" below), and four whole tests (RG_FULL_TIER_ONLY: a skip that
- * selftests/expected lists): work_conserving, own_tasks_and_unguaranteed_
- * children_share_equally, shares_write_takes_effect and with_numtasks.
+ * only" below), and whole tests whose measurements others repeat
+ * (RG_FULL_TIER_ONLY: a skip that selftests/expected lists; each says
+ * which): guarantee_split, work_conserving, own_tasks_and_unguaranteed_
+ * children_share_equally, ceiling, depth5, shares_write_takes_effect,
+ * autogroup_sessions_follow_their_group and with_numtasks.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -371,12 +373,18 @@ FIXTURE_TEARDOWN(cpu)
 	}
 }
 
-/* Guarantees 60 and 20, both groups saturated: a 3:1 split. */
+/*
+ * Guarantees 60 and 20, both groups saturated: a 3:1 split (full tier
+ * only: guarantee_with_unguaranteed_group measures the same two groups'
+ * shares beside a third).
+ */
 TEST_F_TIMEOUT(cpu, guarantee_split, 120)
 {
 	double part[2];
 	pid_t p[2];
 
+	if (rg_quick())
+		SKIP(return, RG_FULL_TIER_ONLY);
 	ASSERT_EQ(0, rg_mkdir("a"));
 	ASSERT_EQ(0, rg_mkdir("b"));
 	ASSERT_EQ(0, cpu_set("a", "min_shares=60"));
@@ -577,11 +585,16 @@ TEST_F_TIMEOUT(cpu, unload_with_nothing_unused, 60)
 	EXPECT_EQ(0, cpu_set("a", "min_shares=70"));
 }
 
-/* max_shares=25 holds on an idle machine. */
+/*
+ * max_shares=25 holds on an idle machine (full tier only:
+ * rmdir_while_saturated's first measurement is the same).
+ */
 TEST_F_TIMEOUT(cpu, ceiling, 120)
 {
 	pid_t p;
 
+	if (rg_quick())
+		SKIP(return, RG_FULL_TIER_ONLY);
 	ASSERT_EQ(0, rg_mkdir("a"));
 	ASSERT_EQ(0, cpu_set("a", "max_shares=25"));
 	p = busy_start("a", 2 * ncpus());
@@ -615,7 +628,10 @@ TEST_F_TIMEOUT(cpu, depth5, 120)
 	double part[2];
 	pid_t p[2];
 
-	/* (nested_ceilings and guarantee_split run in both tiers) */
+	/*
+	 * (the quick tier's nested_ceilings and
+	 * guarantee_with_unguaranteed_group measure the same rules)
+	 */
 	if (rg_quick())
 		SKIP(return, RG_FULL_TIER_ONLY);
 	ASSERT_EQ(0, rg_mkdir("a"));

@@ -5,8 +5,9 @@
  * the root with max_shares=N may hold N tasks.
  *
  * Quick tier (RG_TIER=quick): the forks racing at a limit race for 1 s
- * instead of 5, and the shares writes racing with forks are 250, not
- * 2000.
+ * instead of 5, the forkers released together race to a limit of 40
+ * tasks instead of 100, and the shares writes racing with forks are 250,
+ * not 2000.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1237,10 +1238,20 @@ static int race_forkers(struct __test_metadata *_metadata,
 	return total;
 }
 
+/*
+ * The limit the forkers of race_forkers() race to: 100 tasks, the quick
+ * tier's 40 (still ten forks each to overlap in; race_forkers() fails the
+ * test if they did not).
+ */
+static int race_limit(void)
+{
+	return rg_scaled(100, 40);
+}
+
 TEST_F_TIMEOUT(nt, concurrent_forks_stop_exactly_at_the_limit, 300)
 {
 	static const char * const groups[FORKERS] = { "a", "a", "a", "a" };
-	enum { L = 100 };
+	const int L = race_limit();
 	pid_t f[FORKERS];
 	char lim[64];
 	int i;
@@ -1263,7 +1274,7 @@ TEST_F_TIMEOUT(nt, concurrent_forks_in_sibling_groups_stop_at_the_parent_limit,
 	static const char * const groups[FORKERS] = {
 		"a/f0", "a/f1", "a/f2", "a/f3",
 	};
-	enum { L = 100 };
+	const int L = race_limit();
 	pid_t f[FORKERS];
 	char lim[64];
 	int i, sum = 0;
