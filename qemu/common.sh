@@ -8,6 +8,17 @@ RG_SRC_PKG=linux-source-6.1
 
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 
+# rg_wait_job PID: waits for the job PID (started in the background with
+# job control on, set -m, so that it has a process group of its own to
+# signal) to end, and returns its status. A plain wait would return at
+# the job's first stop (status 147): a build that was paused with SIGSTOP
+# to leave the machine to another run for a while, then continued, would
+# be taken for a failed one. A signal the script traps still ends the
+# wait at once (its trap then runs). (qemu/selftest-host checks both.)
+rg_wait_job() {
+	wait -f "$1"
+}
+
 rg_src_version() {
 	dpkg-query -W -f='${Version}' "$RG_SRC_PKG" 2>/dev/null
 }
