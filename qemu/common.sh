@@ -10,13 +10,28 @@ die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 
 # rg_wait_job PID: waits for the job PID (started in the background with
 # job control on, set -m, so that it has a process group of its own to
-# signal) to end, and returns its status. A plain wait would return at
-# the job's first stop (status 147): a build that was paused with SIGSTOP
-# to leave the machine to another run for a while, then continued, would
-# be taken for a failed one. A signal the script traps still ends the
-# wait at once (its trap then runs). (qemu/selftest-host checks both.)
+# signal) to end, and returns its status. A plain wait returns at the
+# job's stop (status 128 + SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU): a build
+# paused to leave the machine to another run for a while would be taken
+# for a failed one. So while the job is stopped this looks again once a
+# second (bash 5.2's wait -f spins on a stopped job, a whole CPU, and
+# can still return the stop's status once the job went on and ended). A
+# signal the script traps ends a wait at once, and a look's sleep within
+# a second; the trap then runs. (qemu/selftest-host checks all three.)
 rg_wait_job() {
-	wait -f "$1"
+	local rc
+
+	while :; do
+		wait "$1"
+		rc=$?
+		case $rc in
+		147|148|149|150) ;;
+		*) return "$rc" ;;
+		esac
+		# (an exit status of 147-150 of its own: the job is gone)
+		kill -0 "$1" 2>/dev/null || return "$rc"
+		sleep 1
+	done
 }
 
 rg_src_version() {

@@ -5,7 +5,7 @@
  * the root with max_shares=N may hold N tasks.
  *
  * Quick tier (RG_TIER=quick): the forks racing at a limit race for 1 s
- * instead of 5, the forkers released together race to a limit of 40
+ * instead of 5, the forkers released together race to a limit of 44
  * tasks instead of 100, and the shares writes racing with forks are 250,
  * not 2000.
  */
@@ -1240,12 +1240,12 @@ static int race_forkers(struct __test_metadata *_metadata,
 
 /*
  * The limit the forkers of race_forkers() race to: 100 tasks, the quick
- * tier's 40 (still ten forks each to overlap in; race_forkers() fails the
+ * tier's 44 (still ten forks each to overlap in; race_forkers() fails the
  * test if they did not).
  */
 static int race_limit(void)
 {
-	return rg_scaled(100, 40);
+	return rg_scaled(100, 44);
 }
 
 TEST_F_TIMEOUT(nt, concurrent_forks_stop_exactly_at_the_limit, 300)
