@@ -85,11 +85,11 @@ profile() {
 	fi
 	# Every function, own time only: the patched functions' lines.
 	: > $T/set_ftrace_filter
-	echo 0 > $T/options/graph_time
+	echo 0 > $T/options/graph-time
 	echo 1 > $T/function_profile_enabled
 	inside "$where" $BIN $2 $((ITERS / 10)) > /dev/null
 	echo 0 > $T/function_profile_enabled
-	echo 1 > $T/options/graph_time
+	echo 1 > $T/options/graph-time
 	awk -v want=" $PATCHED " -v t="$2" -v c="$1" -v r="$3" '
 		index(want, " " $1 " ") && $3 ~ /^[0-9.]+$/ && $4 == "us" {
 			printf "RESULT s%s_%s %s %s %.1f\n", $1, t, c, r, $3 * 1000 / $2

@@ -269,7 +269,7 @@ static int nt_charged_dec(struct nt_group *g)
 }
 
 /* Add @delta to @g's held, keeping maxheld and minheld. */
-static void nt_held_add(struct nt_group *g, int delta)
+static __always_inline void nt_held_add(struct nt_group *g, int delta)
 {
 	int h = atomic_add_return(delta, &g->held);
 	atomic_t *m = delta > 0 ? &g->maxheld : &g->minheld;
@@ -292,7 +292,7 @@ static void nt_held_path(struct nt_group *g, int delta, struct nt_group *stop)
  * Raise @g's eff by @d (0 or 1). With @check, only if it then stays
  * within the limit (for @d 0: if it is within now).
  */
-static bool nt_eff_add(struct nt_group *g, int d, bool check)
+static __always_inline bool nt_eff_add(struct nt_group *g, int d, bool check)
 {
 	long limit = READ_ONCE(g->limit);
 	long old = atomic_long_read(&g->eff);
@@ -308,7 +308,8 @@ static bool nt_eff_add(struct nt_group *g, int d, bool check)
 	return true;
 }
 
-static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop);
+static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop,
+			   bool held);
 
 /*
  * One more task charged in @g's subtree, @d (0 or 1) more effective use
@@ -324,15 +325,90 @@ static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
 					    bool check, struct nt_group *stop);
 
 /*
+ * One level of nt_charge_parent()'s walk: the group, the @d it was raised
+ * by, its @use as last read and the rise @up asked of its parent.
+ */
+struct nt_step {
+	struct nt_group *g;
+	s64 old;
+	int d;
+	int up;
+};
+
+/*
  * nt_charge_at() for @p, the parent of a group whose part rises by @d
  * once this returns true (see the top of this file: before it is
  * visible). Never inlined nor cloned: a test holds a fork still here.
+ *
+ * The same steps as nt_charge_at() at each level, in a loop rather than
+ * a call per level (this is every fork's walk): up, each level raises its
+ * eff and asks its rise of the next; down, each makes its charge visible
+ * once everything above was allowed. A level refused (its eff, or its
+ * parent full when its rise turned out larger) takes back its raise, and
+ * the level below it does what nt_charge_at() does when refused above.
  */
 static noinline __noclone bool nt_charge_parent(struct nt_group *p, int d,
 						bool check,
 						struct nt_group *stop)
 {
-	return nt_charge_at(p, d, check, stop);
+	struct nt_step st[RES_GROUP_MAX_DEPTH], *s;
+	struct nt_group *g = p;
+	int i = 0, more;
+
+up:	/* Level i, @g, raised by @d. */
+	if (!nt_eff_add(g, d, check))
+		goto refused;
+	if (g == stop)
+		goto down;
+	if (!g->parent) {
+		atomic64_inc(&g->use);
+		goto down;
+	}
+	s = &st[i++];
+	s->g = g;
+	s->d = d;
+	s->old = atomic64_read(&g->use);
+	s->up = nt_rise(s->old);
+	d = s->up;
+	g = g->parent;
+	goto up;
+
+refused:	/* Level i was refused and kept nothing: level i - 1's turn. */
+	if (!i)
+		return false;
+	s = &st[--i];
+	s->old = atomic64_read(&s->g->use);
+	if (nt_rise(s->old) >= s->up) {
+		atomic_long_sub(s->d, &s->g->eff);
+		goto refused;
+	}
+	/* Its rise fell meanwhile: again above, with the smaller one. */
+	s->up = nt_rise(s->old);
+	d = s->up;
+	g = s->g->parent;
+	i++;
+	goto up;
+
+down:	/* Level i was allowed: level i - 1 shows its charge. */
+	while (i) {
+		s = &st[--i];
+		g = s->g->parent;
+		while (!atomic64_try_cmpxchg(&s->g->use, &s->old, s->old + 1)) {
+			more = nt_rise(s->old) - s->up;
+			if (more > 0 && !nt_eff_add(g, more, check)) {
+				s->old = atomic64_read(&s->g->use);
+				if (nt_rise(s->old) <= s->up)
+					continue;
+				nt_uncharge_at(g, s->up, stop, false);
+				atomic_long_sub(s->d, &s->g->eff);
+				goto refused;
+			}
+			if (more < 0)
+				atomic_long_add(more, &g->eff);
+			s->up += more;
+		}
+	}
+	return true;
 }
 
 static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
@@ -371,7 +447,7 @@ static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
 			old = atomic64_read(&g->use);
 			if (nt_rise(old) <= up)
 				continue;
-			nt_uncharge_at(p, up, stop);
+			nt_uncharge_at(p, up, stop, false);
 			goto refused;
 		}
 		if (more < 0)
@@ -386,18 +462,23 @@ refused:
 
 /*
  * Undo nt_charge_at(@g, @d, ..., @stop): each fall is visible before it
- * is taken off the parent's eff. held is left to the caller.
+ * is taken off the parent's eff. With @held, one task fewer held too
+ * (the walk of nt_held_path(@g, -1, @stop), in the same pass).
  */
-static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop)
+static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop,
+			   bool held)
 {
-	int down;
-
-	atomic_long_sub(d, &g->eff);
-	if (g == stop)
-		return;
-	down = nt_charged_dec(g);
-	if (g->parent)
-		nt_uncharge_at(g->parent, -down, stop);
+	for (;;) {
+		atomic_long_sub(d, &g->eff);
+		if (g == stop)
+			return;
+		if (held)
+			nt_held_add(g, -1);
+		d = -nt_charged_dec(g);
+		g = g->parent;
+		if (!g)
+			return;
+	}
 }
 
 /*
@@ -465,8 +546,7 @@ static void nt_cancel_fork(struct res_shares *s)
 {
 	struct nt_group *g = to_nt(s);
 
-	nt_uncharge_at(g, 1, NULL);
-	nt_held_path(g, -1, NULL);
+	nt_uncharge_at(g, 1, NULL, true);
 	atomic_dec(&g->rate_inflight);
 }
 
@@ -521,10 +601,8 @@ static void nt_move_task(struct task_struct *tsk, struct res_shares *from,
 		nt_charge_at(t, 1, false, anc);
 		nt_held_path(t, 1, anc);
 	}
-	if (f) {
-		nt_uncharge_at(f, 1, anc);
-		nt_held_path(f, -1, anc);
-	}
+	if (f)
+		nt_uncharge_at(f, 1, anc, true);
 }
 
 static void nt_show_stats(struct res_shares *s, struct seq_buf *sb)

@@ -6,7 +6,10 @@
  * change under rg_fork_sem held for write and rg_mutex. rg_ctls[id] is
  * set before any group's eff[id] and cleared after all of them, so code
  * holding a group's lock may use rg_ctls[id] wherever that group has
- * eff[id].
+ * eff[id]. So are id's bits in rg_fork_ids and rg_move_ids (the ids
+ * whose controller has can_fork, move_task): the fork and move paths
+ * look at those ids only, and a bit they miss is one whose eff[id] they
+ * would find NULL.
  */
 #include <linux/ctype.h>
 #include <linux/export.h>
@@ -17,6 +20,14 @@
 
 LIST_HEAD(rg_controllers);
 struct res_controller *rg_ctls[RES_GROUP_MAX_CONTROLLERS];
+unsigned long rg_fork_ids;
+unsigned long rg_move_ids;
+
+/* Set (@on) or clear @id's bit in @ids. */
+static void rg_ids_set(unsigned long *ids, int id, bool on)
+{
+	WRITE_ONCE(*ids, on ? *ids | BIT(id) : *ids & ~BIT(id));
+}
 
 /**
  * rg_controller_find - a registered controller by name
@@ -108,6 +119,8 @@ int res_controller_register(struct res_controller *ctl)
 		}
 	}
 	rg_ctls[id] = ctl;
+	rg_ids_set(&rg_fork_ids, id, ctl->can_fork);
+	rg_ids_set(&rg_move_ids, id, ctl->move_task);
 	for (grp = &rg_root; grp; grp = rg_group_next(grp))
 		rg_tasks_set_eff(grp, id, grp->shares[id] ?: grp->parent->eff[id]);
 	list_add_tail(&ctl->list, &rg_controllers);
@@ -136,6 +149,8 @@ void res_controller_unregister(struct res_controller *ctl)
 	/* Shares have no users now; reset (docs: "Resets") and free them. */
 	for (grp = rg_group_next_post(NULL); grp; grp = rg_group_next_post(grp))
 		rg_group_drop_shares(grp, ctl, false);
+	rg_ids_set(&rg_fork_ids, ctl->id, false);
+	rg_ids_set(&rg_move_ids, ctl->id, false);
 	rg_ctls[ctl->id] = NULL;
 out:
 	mutex_unlock(&rg_mutex);

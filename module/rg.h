@@ -83,6 +83,9 @@ extern struct mutex rg_mutex;
 extern struct res_group rg_root;
 extern struct list_head rg_controllers;
 extern struct res_controller *rg_ctls[RES_GROUP_MAX_CONTROLLERS];
+/* The ids whose controller has can_fork, move_task (registry.c). */
+extern unsigned long rg_fork_ids;
+extern unsigned long rg_move_ids;
 
 /* group.c: the tree */
 void rg_group_init_root(void);

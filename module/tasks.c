@@ -86,13 +86,14 @@ rg_lock_task_group(struct task_struct *tsk)
 static void rg_notify(struct task_struct *tsk, struct res_group *from,
 		      struct res_group *to, enum res_group_event event)
 {
+	unsigned long ids = READ_ONCE(rg_move_ids);
 	struct res_shares *a, *b;
 	int id;
 
-	for (id = 0; id < RES_GROUP_MAX_CONTROLLERS; id++) {
+	for_each_set_bit(id, &ids, RES_GROUP_MAX_CONTROLLERS) {
 		a = from ? from->eff[id] : NULL;
 		b = to ? to->eff[id] : NULL;
-		if (a != b && rg_ctls[id]->move_task)
+		if (a != b)
 			rg_ctls[id]->move_task(tsk, a, b, event);
 	}
 }
@@ -205,13 +206,14 @@ static struct res_group *rg_fork_pin(struct res_group *grp)
 	return grp;
 }
 
+/* Caller holds rg_fork_sem (for read): rg_fork_ids cannot change. */
 static void rg_cancel_charges(struct res_group *grp, int upto)
 {
+	unsigned long ids = rg_fork_ids;
 	int id;
 
-	for (id = 0; id < upto; id++)
-		if (grp->eff[id] && rg_ctls[id]->can_fork &&
-		    rg_ctls[id]->cancel_fork)
+	for_each_set_bit(id, &ids, upto)
+		if (grp->eff[id] && rg_ctls[id]->cancel_fork)
 			rg_ctls[id]->cancel_fork(grp->eff[id]);
 }
 
@@ -219,6 +221,7 @@ static int rg_can_fork(struct task_struct *child,
 		       struct kernel_clone_args *args)
 {
 	struct res_group *grp = &rg_root;
+	unsigned long ids;
 	int id, ret;
 
 	percpu_down_read(&rg_fork_sem);
@@ -238,8 +241,9 @@ static int rg_can_fork(struct task_struct *child,
 	grp = rcu_dereference(rg_fork_parent(args)->res_group) ?: &rg_root;
 	grp = rg_fork_pin(grp);
 	rcu_read_unlock();
-	for (id = 0; id < RES_GROUP_MAX_CONTROLLERS; id++) {
-		if (!grp->eff[id] || !rg_ctls[id]->can_fork)
+	ids = rg_fork_ids;
+	for_each_set_bit(id, &ids, RES_GROUP_MAX_CONTROLLERS) {
+		if (!grp->eff[id])
 			continue;
 		ret = rg_ctls[id]->can_fork(grp->eff[id]);
 		if (ret) {
