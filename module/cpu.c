@@ -16,7 +16,9 @@
  * - the parent's unused part is split equally among @self_tg and the
  *   children without a guarantee.
  * Only the ratios of siblings' weights matter to CFS, so those k equal
- * parts weigh the same whatever k is, within a power of two (@span): a
+ * parts weigh the same whatever k is (RC_WEIGHT_ONE, a cgroup's default,
+ * unless the cap on a guarantee's weight makes them lighter, and then
+ * within a power of two, @span): a
  * new or removed child without a guarantee sets its own weight and the
  * guaranteed siblings' (at most the divisor of them), not the k others'.
  * Only when k leaves its span are all the children weighed again, which
@@ -79,14 +81,16 @@
 /* The scheduler refuses less run time than this per period. */
 #define RC_MIN_QUOTA_NS	NSEC_PER_MSEC
 /*
- * Weight of a whole parent, shared out among its children. At the root,
- * where kernel threads, autogroups and cgroup's cpu cgroups weigh
- * NICE_0_LOAD each (cpu.weight 100), the root's own part (its @self_tg's)
- * weighs NICE_0_LOAD, as one nice-0 task would: with no guarantees, every
- * top-level group does too, and loading cpu.ko takes nothing away from
- * the rest of the machine; a guarantee holds against one such competitor.
+ * Weight of one equal share of a group's unused part (its own tasks' and
+ * each unguaranteed child's), as far as the cap allows the guarantees'.
+ * At the root, where kernel threads, autogroups and cgroup's cpu cgroups
+ * weigh NICE_0_LOAD each (cpu.weight 100), the root's own part (its
+ * @self_tg's) weighs NICE_0_LOAD, as one nice-0 task would: with no
+ * guarantees, every top-level group does too, and loading cpu.ko takes
+ * nothing away from the rest of the machine; a guarantee holds against
+ * one such competitor. Below the root only the ratios matter, but CFS
+ * takes its fast path for a weight of exactly NICE_0_LOAD (rc_scale()).
  */
-#define RC_WEIGHT_ALL		BIT(17)
 #define RC_WEIGHT_ONE		1024ULL
 #define RC_WEIGHT_MIN		2UL
 #define RC_WEIGHT_MAX		BIT(18)
@@ -192,10 +196,13 @@ static int rc_kind(struct rc_group *c)
 }
 
 /*
- * @p's @all and @free_weight for its @span. Below the root the children
- * weigh RC_WEIGHT_ALL together. At the root, the unused part weighs
+ * @p's @all and @free_weight for its @span: the unused part weighs
  * RC_WEIGHT_ONE per equal share, as far as the largest guarantee's weight
- * allows (its @all x top / div at most RC_WEIGHT_MAX).
+ * allows (its @all x top / div at most RC_WEIGHT_MAX). At the root that
+ * is one competitor's weight (see the top of this file); at every level
+ * it is the weight of a cgroup at the default cpu.weight, which CFS
+ * updates without a division (se.load.weight == NICE_0_LOAD) on every
+ * tick and switch, at each level of the task's path.
  */
 static void rc_scale(struct rc_group *p)
 {
@@ -204,23 +211,19 @@ static void rc_scale(struct rc_group *p)
 	u64 top = 0;
 	struct rc_group *c;
 
-	p->all = RC_WEIGHT_ALL;
-	if (!p->parent) {
-		list_for_each_entry(c, &p->guaranteed, gnode)
-			top = max_t(u64, top, c->shares.min_shares);
-		/*
-		 * RC_WEIGHT_ONE x div x span / unused, or the cap. (Unused 0
-		 * and no guarantee: only while cpu.ko unloads, when the
-		 * children's guarantees are dropped but not given back.)
-		 */
-		if (top && p->span * top > (RC_WEIGHT_MAX / RC_WEIGHT_ONE) * unused)
-			p->all = div64_u64(RC_WEIGHT_MAX * div, top);
-		else if (unused)
-			p->all = mul_u64_u64_div_u64(RC_WEIGHT_ONE * p->span, div,
-						     unused);
-		else
-			p->all = RC_WEIGHT_ONE * p->span;
-	}
+	list_for_each_entry(c, &p->guaranteed, gnode)
+		top = max_t(u64, top, c->shares.min_shares);
+	/*
+	 * RC_WEIGHT_ONE x div x span / unused, or the cap. (Unused 0 and no
+	 * guarantee: only while cpu.ko unloads, when the children's
+	 * guarantees are dropped but not given back.)
+	 */
+	if (top && p->span * top > (RC_WEIGHT_MAX / RC_WEIGHT_ONE) * unused)
+		p->all = div64_u64(RC_WEIGHT_MAX * div, top);
+	else if (unused)
+		p->all = mul_u64_u64_div_u64(RC_WEIGHT_ONE * p->span, div, unused);
+	else
+		p->all = RC_WEIGHT_ONE * p->span;
 	p->free_weight = rc_weight(p->all, unused, div * p->span);
 }
 
