@@ -212,7 +212,8 @@ for t in ("fork", "thread"):
     print()
     print(f"{'instr ' + t:<24} {'config':<7} {'median':>10} {'spread':>8}")
     for k in sorted(x for x in raw if x in ("i" + t, "o" + t) or
-                    (x[0] in "ks" and x.endswith("_" + t))):
+                    (x[0] in "ks" and x.endswith("_" + t) and
+                     not x.startswith("static_"))):
         for cfg in IN:
             if cfg in raw[k]:
                 print(f"{k:<24} {cfg:<7} {med(k, cfg):>10.1f} "
@@ -232,6 +233,25 @@ for t in ("fork", "thread"):
                      "(profiled)" % t,
                      [x / y for x, y in zip(raw["o" + t]["C"],
                                             raw["i" + t]["C"])], 0.02)
+    # The patches' static branches: the instructions they add to the
+    # fork and exit paths' functions (bench/static.sh), an upper bound of
+    # what they run with no module loaded.
+    added = {k[7:]: med(k, "P") - med(k, "U") for k in sorted(raw)
+             if k.startswith("static_") and med(k, "P") is not None and
+             med(k, "U") is not None}
+    if added and med("i" + t, "A"):
+        units.update({"static_" + f: "instructions in the function "
+                      "(objdump; P patched, U unpatched kernel)"
+                      for f in added})
+        n = sum(added.values())
+        print("     the hooks patches add %s: %d instructions, at most "
+              "%.3f%% of a %s with no module (static)" %
+              (", ".join("%+d to %s" % (v, f) for f, v in added.items()),
+               n, 100 * n / med("i" + t, "A"), t))
+        target("hooks patch %s patched/unpatched, no module, the static "
+               "branches' instructions (%.4f)" %
+               (t, 1 + n / med("i" + t, "A")),
+               n / med("i" + t, "A") <= 0.005)
     if raw.get("lockacq_" + t, {}).get("C"):
         units["lockacq_" + t] = "spinlocks numtasks takes per %s " \
             "(function graph tracer)" % t
@@ -244,7 +264,7 @@ for t in ("fork", "thread"):
         ratio_target("%s C/A <= D/A, instructions" % t, pc,
                      statistics.median(pd))
     for k in sorted(x for x in raw if x[0] in "ks" and
-                    x.endswith("_" + t)):
+                    x.endswith("_" + t) and not x.startswith("static_")):
         if med(k, "A") and med(k, "U"):
             print("     %s patched/unpatched, no module: %.4f (%+.0f "
                   "instructions a call)" % (k[1:], med(k, "A") / med(k, "U"),
