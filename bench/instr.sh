@@ -23,7 +23,7 @@
 #   RESULT s<fn>_<test> CFG ROUND N  the same, its own instructions only:
 #                                every function profiled (ITERS / 10
 #                                operations), each one's calls left out
-#                                (graph_time 0): patched vs unpatched,
+#                                (graph-time 0): patched vs unpatched,
 #                                the static branches' cost
 #   RESULT lockacq_<test> C ROUND N  spinlocks numtasks takes per
 #                                operation (ftrace's function graph
@@ -109,6 +109,7 @@ profile() {
 	for f in $IRQWORK; do
 		echo "$f" >> $T/set_graph_notrace 2>/dev/null
 	done
+	[ "$3" != 1 ] || echo "left out of the lock count:" $(cat $T/set_graph_notrace)
 	echo 0 > $T/options/funcgraph-irqs
 	echo function_graph > $T/current_tracer
 	inside "$where" $BIN $2 $((ITERS / 10)) > /dev/null

@@ -234,7 +234,7 @@ for t in ("fork", "thread"):
                      [x / y for x, y in zip(raw["o" + t]["C"],
                                             raw["i" + t]["C"])], 0.02)
     # The patches' static branches: the instructions they add to the
-    # fork and exit paths' functions (bench/static.sh), an upper bound of
+    # fork and exit paths' functions (bench/static.sh), an estimate of
     # what they run with no module loaded.
     added = {k[7:]: med(k, "P") - med(k, "U") for k in sorted(raw)
              if k.startswith("static_") and med(k, "P") is not None and
@@ -244,12 +244,12 @@ for t in ("fork", "thread"):
                       "(objdump; P patched, U unpatched kernel)"
                       for f in added})
         n = sum(added.values())
-        print("     the hooks patches add %s: %d instructions, at most "
-              "%.3f%% of a %s with no module (static)" %
+        print("     the hooks patches add %s: %d instructions, about "
+              "%.3f%% of a %s with no module (static estimate)" %
               (", ".join("%+d to %s" % (v, f) for f, v in added.items()),
                n, 100 * n / med("i" + t, "A"), t))
         target("hooks patch %s patched/unpatched, no module, the static "
-               "branches' instructions (%.4f)" %
+               "branches' instructions (estimate %.4f)" %
                (t, 1 + n / med("i" + t, "A")),
                n / med("i" + t, "A") <= 0.005)
     if raw.get("lockacq_" + t, {}).get("C"):

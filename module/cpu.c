@@ -218,13 +218,18 @@ static void rc_scale(struct rc_group *p)
 	 * guarantee: only while cpu.ko unloads, when the children's
 	 * guarantees are dropped but not given back.)
 	 */
-	if (top && p->span * top > (RC_WEIGHT_MAX / RC_WEIGHT_ONE) * unused)
+	if (top && p->span * top > (RC_WEIGHT_MAX / RC_WEIGHT_ONE) * unused) {
 		p->all = div64_u64(RC_WEIGHT_MAX * div, top);
-	else if (unused)
-		p->all = mul_u64_u64_div_u64(RC_WEIGHT_ONE * p->span, div, unused);
-	else
+		p->free_weight = rc_weight(p->all, unused, div * p->span);
+	} else if (unused) {
+		/* Exactly RC_WEIGHT_ONE, not rounded down through @all. */
+		p->all = mul_u64_u64_div_u64(RC_WEIGHT_ONE * p->span, div,
+					     unused);
+		p->free_weight = RC_WEIGHT_ONE;
+	} else {
 		p->all = RC_WEIGHT_ONE * p->span;
-	p->free_weight = rc_weight(p->all, unused, div * p->span);
+		p->free_weight = RC_WEIGHT_MIN;
+	}
 }
 
 /*

@@ -312,19 +312,6 @@ static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop,
 			   bool held);
 
 /*
- * One more task charged in @g's subtree, @d (0 or 1) more effective use
- * of @g; @check: refuse (false) if a limit of @g or above would be
- * exceeded, and then take back what was raised. Up to the root, or up to
- * @stop, where the task stays in the subtree (a move): there only eff
- * changes, by @d. held is left to the caller (nt_held_path()).
- *
- * Never inlined nor cloned: a test holds a move still here, by name
- * (selftests/modules/rg_fork_stall.c), calling it as declared.
- */
-static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
-					    bool check, struct nt_group *stop);
-
-/*
  * One level of nt_charge_parent()'s walk: the group, the @d it was raised
  * by, its @use as last read and the rise @up asked of its parent.
  */
@@ -363,6 +350,11 @@ up:	/* Level i, @g, raised by @d. */
 	if (!g->parent) {
 		atomic64_inc(&g->use);
 		goto down;
+	}
+	/* At most the levels below the root: a parent is never that deep. */
+	if (WARN_ON_ONCE(i == ARRAY_SIZE(st))) {
+		atomic_long_sub(d, &g->eff);
+		goto refused;
 	}
 	s = &st[i++];
 	s->g = g;
@@ -411,6 +403,16 @@ down:	/* Level i was allowed: level i - 1 shows its charge. */
 	return true;
 }
 
+/*
+ * One more task charged in @g's subtree, @d (0 or 1) more effective use
+ * of @g; @check: refuse (false) if a limit of @g or above would be
+ * exceeded, and then take back what was raised. Up to the root, or up to
+ * @stop, where the task stays in the subtree (a move): there only eff
+ * changes, by @d. held is left to the caller (nt_held_path()).
+ *
+ * Never inlined nor cloned: a test holds a move still here, by name
+ * (selftests/modules/rg_fork_stall.c), calling it as declared.
+ */
 static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
 					    bool check, struct nt_group *stop)
 {

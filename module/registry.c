@@ -20,12 +20,13 @@
 
 LIST_HEAD(rg_controllers);
 struct res_controller *rg_ctls[RES_GROUP_MAX_CONTROLLERS];
-unsigned long rg_fork_ids;
-unsigned long rg_move_ids;
+unsigned long rg_fork_ids __read_mostly;
+unsigned long rg_move_ids __read_mostly;
 
 /* Set (@on) or clear @id's bit in @ids. */
 static void rg_ids_set(unsigned long *ids, int id, bool on)
 {
+	BUILD_BUG_ON(RES_GROUP_MAX_CONTROLLERS > BITS_PER_LONG);
 	WRITE_ONCE(*ids, on ? *ids | BIT(id) : *ids & ~BIT(id));
 }
 

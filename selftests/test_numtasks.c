@@ -1386,4 +1386,90 @@ TEST_F_TIMEOUT(nt, racing_forks_at_the_limit_never_pass_it, 300)
 	EXPECT_EQ(L - 1 - FORKERS, NT("a", "held"));
 }
 
+/*
+ * Forks and exits race where a guarantee turns a group's rise on and off,
+ * two levels below the limit: a (limit and guarantee L) holds x
+ * (guarantee G) with its child w, and y. Churners in w, x and y fork and
+ * reap while x sits at its guarantee and a one task below its limit, so
+ * the rise a fork in w or x makes at a comes and goes under it: the walk
+ * above the group meets a full a, sees its rise fall and tries again, and
+ * a level's cmpxchg redoes its part of the parent. a is never passed, and
+ * once all is done every count is exact: y, then x, fill to the last task.
+ */
+TEST_F_TIMEOUT(nt, racing_forks_across_a_guarantee_stay_exact, 300)
+{
+	static const char * const groups[FORKERS] = {
+		"a/x/w", "a/x/w", "a/x", "a/y",
+	};
+	enum { L = 24, G = 8 };
+	const int secs = rg_scaled(5, 1);
+	int i, r[2], ready[2], go[2], res[2], allowed = 0, refused = 0;
+	int status, err;
+	pid_t f[FORKERS];
+	char c;
+
+	ASSERT_EQ(0, rg_set("a", "shares",
+			    "res=numtasks,min_shares=24,max_shares=24,child_shares_divisor=24"));
+	ASSERT_EQ(0, rg_mkdir("a/x"));
+	ASSERT_EQ(0, rg_mkdir("a/x/w"));
+	ASSERT_EQ(0, rg_mkdir("a/y"));
+	ASSERT_EQ(0, rg_set("a/x", "shares", "res=numtasks,min_shares=8"));
+	ASSERT_EQ(G, NT("a/x", "guarantee"));
+	ASSERT_EQ(L, NT("a", "limit"));
+	/* With the churners: x at G (5 + 3), y at 15 (14 + 1), a at L - 1. */
+	ASSERT_EQ(0, move_kids("a/x/w", G - 3));
+	ASSERT_EQ(0, move_kids("a/y", L - G - 2));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
+	for (i = 0; i < FORKERS; i++) {
+		f[i] = fork();
+		ASSERT_LE(0, f[i]);
+		if (f[i] == 0) {
+			close(go[1]);
+			churner(groups[i], ready[1], go[0], res[1], secs);
+		}
+	}
+	close(go[0]);
+	for (i = 0; i < FORKERS; i++)
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(G, NT("a/x", "held"));
+	EXPECT_EQ(L - G - 1, NT("a/y", "held"));
+	EXPECT_EQ(L - 1, NT("a", "held"));
+	close(go[1]);
+	for (i = 0; i < FORKERS; i++) {
+		ASSERT_EQ((ssize_t)sizeof(r), read(res[0], r, sizeof(r)));
+		allowed += r[0];
+		refused += r[1];
+	}
+	for (i = 0; i < FORKERS; i++) {
+		ASSERT_EQ(f[i], waitpid(f[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	close(ready[0]);
+	close(ready[1]);
+	close(res[0]);
+	close(res[1]);
+	TH_LOG("%d forks allowed, %d refused", allowed, refused);
+	EXPECT_LT(0, allowed);
+	EXPECT_LT(0, refused);
+	EXPECT_EQ(L, NT("a", "maxheld"));
+	EXPECT_EQ(G - 3, NT("a/x", "held"));
+	EXPECT_EQ(L - G - 2, NT("a/y", "held"));
+	/*
+	 * Exact counts: we join y (15), whose part with x's reserved G
+	 * leaves one place; then w, where x grows from 6 past its guarantee
+	 * to 9, filling a (15 + 9).
+	 */
+	ASSERT_EQ(0, rg_move("a/y", getpid()));
+	EXPECT_EQ(1, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_EQ(L - G, NT("a/y", "held"));
+	ASSERT_EQ(0, rg_move("a/x/w", getpid()));
+	EXPECT_EQ(3, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_EQ(L, NT("a", "held"));
+	EXPECT_EQ(L, NT("a", "maxheld"));
+}
+
 TEST_HARNESS_MAIN
