@@ -266,9 +266,10 @@ for t in ("fork", "thread"):
     for k in sorted(x for x in raw if x[0] in "ks" and
                     x.endswith("_" + t) and not x.startswith("static_")):
         if med(k, "A") and med(k, "U"):
-            print("     %s patched/unpatched, no module: %.4f (%+.0f "
-                  "instructions a call)" % (k[1:], med(k, "A") / med(k, "U"),
-                                            med(k, "A") - med(k, "U")))
+            print("     %s patched/unpatched, no module, %s: %.4f (%+.0f "
+                  "instructions a call)" %
+                  (k[1:], "with its calls" if k[0] == "k" else "its own",
+                   med(k, "A") / med(k, "U"), med(k, "A") - med(k, "U")))
 
 # Lock waits of two forkers in sibling groups (bench/locks.sh, TCG).
 if raw.get("lockc_ours"):
