@@ -2,10 +2,12 @@
 # bench/static.sh PATCHED_TREE UNPATCHED_TREE (bench/run's instr part, on
 # the host): the instructions in each function of the fork and exit paths
 # that the hooks patches change, in the two kernels' vmlinux (objdump).
-# The patches add no loop to them, and with no module loaded they run
-# straight through the added lines, so the difference estimates the
-# static branches' cost without a profiler. An estimate, not a bound: the
-# compiler may also allocate registers or lay out the rest differently.
+# The patches add no loop to them, and with no module loaded their static
+# branches jump over the added calls, so the difference in code size
+# estimates (from above, as a rule) what the hooks cost without a
+# profiler. An estimate, not a bound: the compiler may also allocate
+# registers or lay out the rest differently, and hook code inlined into
+# other functions, or moved into .cold parts, is not counted.
 # (Patch 0005's memcg hooks are not counted here: they run only where
 # memcg's kernel-memory accounting does, which the kmem part measures, N
 # against U.)

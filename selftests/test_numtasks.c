@@ -1388,7 +1388,7 @@ TEST_F_TIMEOUT(nt, racing_forks_at_the_limit_never_pass_it, 300)
 
 /*
  * Forks and exits race where a guarantee turns a group's rise on and off,
- * two levels below the limit: a (limit and guarantee L) holds x
+ * from two levels below the limit: a (limit and guarantee L) holds x
  * (guarantee G) with its child w, and y. Churners in w, x and y fork and
  * reap while x sits at its guarantee and a one task below its limit, so
  * the rise a fork in w or x makes at a comes and goes under it: the walk
@@ -1429,8 +1429,13 @@ TEST_F_TIMEOUT(nt, racing_forks_across_a_guarantee_stay_exact, 300)
 			close(go[1]);
 			churner(groups[i], ready[1], go[0], res[1], secs);
 		}
+		/* Killed at teardown should the test stop before it reaps. */
+		kids.pid[kids.n++] = f[i];
 	}
+	/* A churner that dies early then ends our reads, not the timeout. */
 	close(go[0]);
+	close(ready[1]);
+	close(res[1]);
 	for (i = 0; i < FORKERS; i++)
 		ASSERT_EQ(1, read(ready[0], &c, 1));
 	EXPECT_EQ(G, NT("a/x", "held"));
@@ -1444,12 +1449,11 @@ TEST_F_TIMEOUT(nt, racing_forks_across_a_guarantee_stay_exact, 300)
 	}
 	for (i = 0; i < FORKERS; i++) {
 		ASSERT_EQ(f[i], waitpid(f[i], &status, 0));
+		kids.pid[kids.n - FORKERS + i] = -1;
 		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
 	close(ready[0]);
-	close(ready[1]);
 	close(res[0]);
-	close(res[1]);
 	TH_LOG("%d forks allowed, %d refused", allowed, refused);
 	EXPECT_LT(0, allowed);
 	EXPECT_LT(0, refused);
