@@ -1331,6 +1331,87 @@ static void churner(const char *group, int ready, int go, int wfd, int secs)
 	_exit(0);
 }
 
+/* Churners started by churn_start(), until churn_end(). */
+struct churn {
+	pid_t f[FORKERS];
+	int first;	/* the first churner's place in kids */
+	int go;		/* closed: they start */
+	int res;	/* their results */
+};
+
+/*
+ * A churner() in each of @groups, for @secs seconds once released; each
+ * is one of kids until reaped, so that teardown kills it should the test
+ * stop early. Returns once all are in their groups: 0, or -1.
+ */
+static int churn_start(struct churn *ch, const char * const groups[FORKERS],
+		       int secs)
+{
+	int ready[2], go[2], res[2], i, ret = 0;
+	char c;
+
+	if (pipe(ready))
+		return -1;
+	if (pipe(go) || pipe(res))
+		return -1;
+	ch->first = kids.n;
+	for (i = 0; i < FORKERS && !ret; i++) {
+		ch->f[i] = fork();
+		if (ch->f[i] == 0) {
+			close(go[1]);
+			churner(groups[i], ready[1], go[0], res[1], secs);
+		}
+		if (ch->f[i] < 0)
+			ret = -1;
+		else
+			kids.pid[kids.n++] = ch->f[i];
+	}
+	/* A churner that dies early then ends our reads, not the timeout. */
+	close(go[0]);
+	close(ready[1]);
+	close(res[1]);
+	ch->go = go[1];
+	ch->res = res[0];
+	for (i = 0; i < FORKERS && !ret; i++)
+		if (read(ready[0], &c, 1) != 1)
+			ret = -1;
+	close(ready[0]);
+	return ret;
+}
+
+/*
+ * Release the churners and wait for them: 0, or -1 if one failed. Fails
+ * the test unless some of their forks were allowed and some refused (so
+ * that they did race for the last places).
+ */
+static int churn_end(struct __test_metadata *_metadata, struct churn *ch)
+{
+	int i, status, got[2], r[2], ret = 0;
+
+	close(ch->go);
+	r[0] = 0;
+	r[1] = 0;
+	for (i = 0; i < FORKERS && !ret; i++) {
+		if (read(ch->res, got, sizeof(got)) != sizeof(got)) {
+			ret = -1;
+			break;
+		}
+		r[0] += got[0];
+		r[1] += got[1];
+	}
+	close(ch->res);
+	for (i = 0; i < FORKERS; i++) {
+		if (waitpid(ch->f[i], &status, 0) != ch->f[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			ret = -1;
+		kids.pid[ch->first + i] = -1;
+	}
+	TH_LOG("%d forks allowed, %d refused", r[0], r[1]);
+	EXPECT_LT(0, r[0]);
+	EXPECT_LT(0, r[1]);
+	return ret;
+}
+
 /*
  * A group one task below its limit; forkers in it and in its children
  * fork and reap, all at once, for seconds: thousands of forks racing
@@ -1343,45 +1424,18 @@ TEST_F_TIMEOUT(nt, racing_forks_at_the_limit_never_pass_it, 300)
 	};
 	enum { L = 24 };
 	const int secs = rg_scaled(5, 1);
-	int i, r[2], ready[2], go[2], res[2], allowed = 0, refused = 0;
-	int status;
-	pid_t f[FORKERS];
-	char lim[64], c;
+	struct churn ch;
+	char lim[64];
+	int i;
 
 	snprintf(lim, sizeof(lim), "res=numtasks,max_shares=%d", L);
 	ASSERT_EQ(0, rg_set("a", "shares", lim));
 	for (i = 1; i < FORKERS; i++)
 		ASSERT_EQ(0, rg_mkdir(groups[i]));
 	ASSERT_EQ(0, move_kids("a", L - 1 - FORKERS));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ASSERT_EQ(0, pipe(res));
-	for (i = 0; i < FORKERS; i++) {
-		f[i] = fork();
-		ASSERT_LE(0, f[i]);
-		if (f[i] == 0) {
-			close(go[1]);
-			churner(groups[i], ready[1], go[0], res[1], secs);
-		}
-	}
-	close(go[0]);
-	for (i = 0; i < FORKERS; i++)
-		ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, churn_start(&ch, groups, secs));
 	EXPECT_EQ(L - 1, NT("a", "held"));
-	close(go[1]);
-	for (i = 0; i < FORKERS; i++) {
-		ASSERT_EQ((ssize_t)sizeof(r), read(res[0], r, sizeof(r)));
-		allowed += r[0];
-		refused += r[1];
-	}
-	for (i = 0; i < FORKERS; i++) {
-		ASSERT_EQ(f[i], waitpid(f[i], &status, 0));
-		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	}
-	TH_LOG("%d forks allowed, %d refused", allowed, refused);
-	/* Both happened, so the forks did race for the last place. */
-	EXPECT_LT(0, allowed);
-	EXPECT_LT(0, refused);
+	ASSERT_EQ(0, churn_end(_metadata, &ch));
 	EXPECT_EQ(L, NT("a", "maxheld"));
 	EXPECT_EQ(L - 1 - FORKERS, NT("a", "held"));
 }
@@ -1403,10 +1457,8 @@ TEST_F_TIMEOUT(nt, racing_forks_across_a_guarantee_stay_exact, 300)
 	};
 	enum { L = 24, G = 8 };
 	const int secs = rg_scaled(5, 1);
-	int i, r[2], ready[2], go[2], res[2], allowed = 0, refused = 0;
-	int status, err;
-	pid_t f[FORKERS];
-	char c;
+	struct churn ch;
+	int err;
 
 	ASSERT_EQ(0, rg_set("a", "shares",
 			    "res=numtasks,min_shares=24,max_shares=24,child_shares_divisor=24"));
@@ -1419,44 +1471,11 @@ TEST_F_TIMEOUT(nt, racing_forks_across_a_guarantee_stay_exact, 300)
 	/* With the churners: x at G (5 + 3), y at 15 (14 + 1), a at L - 1. */
 	ASSERT_EQ(0, move_kids("a/x/w", G - 3));
 	ASSERT_EQ(0, move_kids("a/y", L - G - 2));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	ASSERT_EQ(0, pipe(res));
-	for (i = 0; i < FORKERS; i++) {
-		f[i] = fork();
-		ASSERT_LE(0, f[i]);
-		if (f[i] == 0) {
-			close(go[1]);
-			churner(groups[i], ready[1], go[0], res[1], secs);
-		}
-		/* Killed at teardown should the test stop before it reaps. */
-		kids.pid[kids.n++] = f[i];
-	}
-	/* A churner that dies early then ends our reads, not the timeout. */
-	close(go[0]);
-	close(ready[1]);
-	close(res[1]);
-	for (i = 0; i < FORKERS; i++)
-		ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, churn_start(&ch, groups, secs));
 	EXPECT_EQ(G, NT("a/x", "held"));
 	EXPECT_EQ(L - G - 1, NT("a/y", "held"));
 	EXPECT_EQ(L - 1, NT("a", "held"));
-	close(go[1]);
-	for (i = 0; i < FORKERS; i++) {
-		ASSERT_EQ((ssize_t)sizeof(r), read(res[0], r, sizeof(r)));
-		allowed += r[0];
-		refused += r[1];
-	}
-	for (i = 0; i < FORKERS; i++) {
-		ASSERT_EQ(f[i], waitpid(f[i], &status, 0));
-		kids.pid[kids.n - FORKERS + i] = -1;
-		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	}
-	close(ready[0]);
-	close(res[0]);
-	TH_LOG("%d forks allowed, %d refused", allowed, refused);
-	EXPECT_LT(0, allowed);
-	EXPECT_LT(0, refused);
+	ASSERT_EQ(0, churn_end(_metadata, &ch));
 	EXPECT_EQ(L, NT("a", "maxheld"));
 	EXPECT_EQ(G - 3, NT("a/x", "held"));
 	EXPECT_EQ(L - G - 2, NT("a/y", "held"));
