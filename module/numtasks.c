@@ -312,6 +312,51 @@ static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop,
 			   bool held);
 
 /*
+ * @g's rise *@up was refused above (which then kept nothing of it): read
+ * its @use again into *@old. True if the rise fell meanwhile (the count
+ * went below the guarantee): ask again with the smaller one, set in *@up,
+ * else the refusal would be one no order of the operations explains.
+ */
+static __always_inline bool nt_rise_fell(struct nt_group *g, s64 *old,
+					 int *up)
+{
+	*old = atomic64_read(&g->use);
+	if (nt_rise(*old) >= *up)
+		return false;
+	*up = nt_rise(*old);
+	return true;
+}
+
+/*
+ * Show @g's charge: its @use from @old (as read) to one more, @up of its
+ * part already raised in its parent @p. If @use moved meanwhile, the
+ * parent's raise follows the change. False if the parent is full for a
+ * larger rise, unless that fell back: then the raise above is taken
+ * back; @g's own raise is left to the caller.
+ */
+static __always_inline bool nt_show_charge(struct nt_group *g,
+					   struct nt_group *p, s64 old, int up,
+					   bool check, struct nt_group *stop)
+{
+	int more;
+
+	while (!atomic64_try_cmpxchg(&g->use, &old, old + 1)) {
+		more = nt_rise(old) - up;
+		if (more > 0 && !nt_eff_add(p, more, check)) {
+			old = atomic64_read(&g->use);
+			if (nt_rise(old) <= up)
+				continue;
+			nt_uncharge_at(p, up, stop, false);
+			return false;
+		}
+		if (more < 0)
+			atomic_long_add(more, &p->eff);
+		up += more;
+	}
+	return true;
+}
+
+/*
  * One level of nt_charge_parent()'s walk: the group, the @d it was raised
  * by, its @use as last read and the rise @up asked of its parent.
  */
@@ -340,7 +385,7 @@ static noinline __noclone bool nt_charge_parent(struct nt_group *p, int d,
 {
 	struct nt_step st[RES_GROUP_MAX_DEPTH], *s;
 	struct nt_group *g = p;
-	int i = 0, more;
+	int i = 0;
 
 up:	/* Level i, @g, raised by @d. */
 	if (!nt_eff_add(g, d, check))
@@ -369,13 +414,11 @@ refused:	/* Level i was refused and kept nothing: level i - 1's turn. */
 	if (!i)
 		return false;
 	s = &st[--i];
-	s->old = atomic64_read(&s->g->use);
-	if (nt_rise(s->old) >= s->up) {
+	if (!nt_rise_fell(s->g, &s->old, &s->up)) {
 		atomic_long_sub(s->d, &s->g->eff);
 		goto refused;
 	}
-	/* Its rise fell meanwhile: again above, with the smaller one. */
-	s->up = nt_rise(s->old);
+	/* Again above, with the smaller rise. */
 	d = s->up;
 	g = s->g->parent;
 	i++;
@@ -384,20 +427,10 @@ refused:	/* Level i was refused and kept nothing: level i - 1's turn. */
 down:	/* Level i was allowed: level i - 1 shows its charge. */
 	while (i) {
 		s = &st[--i];
-		g = s->g->parent;
-		while (!atomic64_try_cmpxchg(&s->g->use, &s->old, s->old + 1)) {
-			more = nt_rise(s->old) - s->up;
-			if (more > 0 && !nt_eff_add(g, more, check)) {
-				s->old = atomic64_read(&s->g->use);
-				if (nt_rise(s->old) <= s->up)
-					continue;
-				nt_uncharge_at(g, s->up, stop, false);
-				atomic_long_sub(s->d, &s->g->eff);
-				goto refused;
-			}
-			if (more < 0)
-				atomic_long_add(more, &g->eff);
-			s->up += more;
+		if (!nt_show_charge(s->g, s->g->parent, s->old, s->up, check,
+				    stop)) {
+			atomic_long_sub(s->d, &s->g->eff);
+			goto refused;
 		}
 	}
 	return true;
@@ -418,7 +451,7 @@ static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
 {
 	struct nt_group *p = g->parent;
 	s64 old;
-	int up, more;
+	int up;
 
 	if (!nt_eff_add(g, d, check))
 		return false;
@@ -430,33 +463,11 @@ static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
 	}
 	old = atomic64_read(&g->use);
 	up = nt_rise(old);
-	/*
-	 * Refused above (which then keeps nothing of ours): again, if our
-	 * rise fell meanwhile (the count went below the guarantee), else
-	 * the refusal would be one no order of the operations explains.
-	 */
-	while (!nt_charge_parent(p, up, check, stop)) {
-		old = atomic64_read(&g->use);
-		if (nt_rise(old) >= up)
+	while (!nt_charge_parent(p, up, check, stop))
+		if (!nt_rise_fell(g, &old, &up))
 			goto refused;
-		up = nt_rise(old);
-	}
-	/* Visible now; if @use moved meanwhile, the parent's raise follows. */
-	while (!atomic64_try_cmpxchg(&g->use, &old, old + 1)) {
-		more = nt_rise(old) - up;
-		if (more > 0 && !nt_eff_add(p, more, check)) {
-			/* The parent is full: refused, unless it fell back. */
-			old = atomic64_read(&g->use);
-			if (nt_rise(old) <= up)
-				continue;
-			nt_uncharge_at(p, up, stop, false);
-			goto refused;
-		}
-		if (more < 0)
-			atomic_long_add(more, &p->eff);
-		up += more;
-	}
-	return true;
+	if (nt_show_charge(g, p, old, up, check, stop))
+		return true;
 refused:
 	atomic_long_sub(d, &g->eff);
 	return false;
