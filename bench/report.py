@@ -203,6 +203,15 @@ if med("moves", "rg"):
 # Instructions (bench/instr.sh: the function profiler under icount).
 IN = {"A": "no module", "C": "numtasks depth 5", "D": "cgroup pids depth 5",
       "U": "unpatched kernel"}
+
+
+def fn_keys(t):
+    """instr.sh's per-function lines for test t: k<fn>_<t> (with its
+    calls) and s<fn>_<t> (its own), not static.sh's static_<fn>."""
+    return sorted(x for x in raw if x[0] in "ks" and x.endswith("_" + t)
+                  and not x.startswith("static_"))
+
+
 for t in ("fork", "thread"):
     if not raw.get("i" + t):
         continue
@@ -212,8 +221,7 @@ for t in ("fork", "thread"):
     print()
     print(f"{'instr ' + t:<24} {'config':<7} {'median':>10} {'spread':>8}")
     for k in sorted(x for x in raw if x in ("i" + t, "o" + t) or
-                    (x[0] in "ks" and x.endswith("_" + t) and
-                     not x.startswith("static_"))):
+                    x in fn_keys(t)):
         for cfg in IN:
             if cfg in raw[k]:
                 print(f"{k:<24} {cfg:<7} {med(k, cfg):>10.1f} "
@@ -263,8 +271,7 @@ for t in ("fork", "thread"):
     if pc and pd:
         ratio_target("%s C/A <= D/A, instructions" % t, pc,
                      statistics.median(pd))
-    for k in sorted(x for x in raw if x[0] in "ks" and
-                    x.endswith("_" + t) and not x.startswith("static_")):
+    for k in fn_keys(t):
         if med(k, "A") and med(k, "U"):
             print("     %s patched/unpatched, no module, %s: %.4f (%+.0f "
                   "instructions a call)" %
