@@ -314,8 +314,9 @@ static void nt_uncharge_at(struct nt_group *g, int d, struct nt_group *stop,
 /*
  * @g's rise *@up was refused above (which then kept nothing of it): read
  * its @use again into *@old. True if the rise fell meanwhile (the count
- * went below the guarantee): ask again with the smaller one, set in *@up,
- * else the refusal would be one no order of the operations explains.
+ * went below the guarantee); *@up is then the smaller rise to ask for
+ * (refusing anyway would be a refusal no order of the operations
+ * explains). False: the refusal stands.
  */
 static __always_inline bool nt_rise_fell(struct nt_group *g, s64 *old,
 					 int *up)
@@ -330,9 +331,10 @@ static __always_inline bool nt_rise_fell(struct nt_group *g, s64 *old,
 /*
  * Show @g's charge: its @use from @old (as read) to one more, @up of its
  * part already raised in its parent @p. If @use moved meanwhile, the
- * parent's raise follows the change. False if the parent is full for a
- * larger rise, unless that fell back: then the raise above is taken
- * back; @g's own raise is left to the caller.
+ * parent's raise follows the change (a larger rise checked against the
+ * parent's limit, again if the count fell back meanwhile). False if the
+ * parent is full for it: nt_uncharge_at() has then taken @up back from
+ * @p and above, up to @stop; @g's own raise is left to the caller.
  */
 static __always_inline bool nt_show_charge(struct nt_group *g,
 					   struct nt_group *p, s64 old, int up,
@@ -357,8 +359,9 @@ static __always_inline bool nt_show_charge(struct nt_group *g,
 }
 
 /*
- * One level of nt_charge_parent()'s walk: the group, the @d it was raised
- * by, its @use as last read and the rise @up asked of its parent.
+ * One level of nt_charge_parent()'s walk, until it shows its charge: the
+ * group, the @d it was raised by, its @use as last read and the rise @up
+ * asked of its parent.
  */
 struct nt_step {
 	struct nt_group *g;
@@ -463,11 +466,13 @@ static noinline __noclone bool nt_charge_at(struct nt_group *g, int d,
 	}
 	old = atomic64_read(&g->use);
 	up = nt_rise(old);
-	while (!nt_charge_parent(p, up, check, stop))
+	while (!nt_charge_parent(p, up, check, stop)) {
 		if (!nt_rise_fell(g, &old, &up))
 			goto refused;
-	if (nt_show_charge(g, p, old, up, check, stop))
-		return true;
+	}
+	if (!nt_show_charge(g, p, old, up, check, stop))
+		goto refused;
+	return true;
 refused:
 	atomic_long_sub(d, &g->eff);
 	return false;
