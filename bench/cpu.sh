@@ -2,9 +2,9 @@
 # Runs inside the release guest (bench/run boots it): the CPU controller
 # against cgroup v2's cpu controller. Prints "RESULT <test> <config>
 # <round> <value>" lines.
-#   MODDIR  where res_groups.ko and cpu.ko (release builds) are
+#   MODDIR  where res_groups.ko and rg_cpu.ko (release builds) are
 #   CBIN    the cpu_bench binary
-#   ROUNDS, ITERS; CPU_CONFIGS (default "N R G"): N no module, R cpu.ko,
+#   ROUNDS, ITERS; CPU_CONFIGS (default "N R G"): N no module, R rg_cpu.ko,
 #   G cgroup v2 cpu; CPU_TESTS (default "pingpong accuracy")
 # pingpong: ns per round trip, both tasks in one depth-5 group (pp_same)
 # or in sibling depth-5 groups (pp_sib); pingpong1: the same at depth 1
@@ -37,13 +37,13 @@ rmpath() {
 cpu_setup() {
 	case $1 in
 	N) unload ;;
-	R) unload; insmod $MODDIR/res_groups.ko; insmod $MODDIR/cpu.ko ;;
+	R) unload; insmod $MODDIR/res_groups.ko; insmod $MODDIR/rg_cpu.ko ;;
 	G) unload ;;
 	esac
 }
 
 cpu_unload() {
-	for m in cpu res_groups; do
+	for m in rg_cpu res_groups; do
 		[ -e /sys/module/$m ] && rmmod $m
 	done
 	return 0

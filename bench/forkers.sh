@@ -39,7 +39,7 @@ for r in $(seq "$ROUNDS"); do
 		unload
 		case $c in
 		A) where=- file=- ;;
-		C) insmod $MODDIR/res_groups.ko && insmod $MODDIR/numtasks.ko || exit 1
+		C) insmod $MODDIR/res_groups.ko && insmod $MODDIR/rg_numtasks.ko || exit 1
 		   kids $RG shares res=numtasks,max_shares=90
 		   where=$RG/p/c file=members ;;
 		D) echo +pids > $CG/cgroup.subtree_control

@@ -2,7 +2,7 @@
 # Runs inside the release guest (bench/run boots it): the configurations
 # A B C D interleaved round by round, then the interface benchmarks.
 # Prints "RESULT <test> <config> <round> <value>" lines.
-#   MODDIR  where res_groups.ko and numtasks.ko (release builds) are
+#   MODDIR  where res_groups.ko and rg_numtasks.ko (release builds) are
 #   BIN     the rg_bench binary
 #   ROUNDS, ITERS, CONFIGS (default "A B C D"), TESTS (default
 #   "fork thread fork2"; make bench runs "fork thread" under icount)

@@ -5,16 +5,16 @@
 # charged page and slab objects), fork (+ exit: task_struct, stack, page
 # tables...), open (+ close: a struct file), mmap (64 KiB, each page
 # touched, munmap: a vm_area_struct and a page table; memcg also charges
-# the user pages, which kmem.ko never does).
+# the user pages, which rg_kmem.ko never does).
 # Configurations, in this order (memcg's accounting key turns on with the
-# first memory cgroup or the first load of kmem.ko, and never off):
-#   N  fresh boot: no memory cgroup ever, kmem.ko never loaded (key off)
+# first memory cgroup or the first load of rg_kmem.ko, and never off):
+#   N  fresh boot: no memory cgroup ever, rg_kmem.ko never loaded (key off)
 #   M  cgroup v2 memory controller, the task at depth 5 (memory.max at
 #      every level): memcg charges the task's kernel memory
 #   R  the task in the root again (key on, memcg's root: charges nobody)
-#   K  kmem.ko, the task at depth 5 of ours, max_shares at every level
-#   K0 kmem.ko unloaded again, the task in the root: what the key costs
-#      after kmem.ko was loaded once
+#   K  rg_kmem.ko, the task at depth 5 of ours, max_shares at every level
+#   K0 rg_kmem.ko unloaded again, the task in the root: what the key costs
+#      after rg_kmem.ko was loaded once
 # KMEM_CONFIGS=U (bench/run, on the unpatched kernel): the workloads
 # alone, as N on a kernel without the hooks patches.
 # Prints "RESULT k<test> <config> <round> <ns per iteration>".
@@ -42,9 +42,9 @@ run M $CG/$DEEP/cgroup.procs
 run R
 undeep $CG
 insmod $MODDIR/res_groups.ko
-insmod $MODDIR/kmem.ko
+insmod $MODDIR/rg_kmem.ko
 rg_deep kmem
 run K $RG/$DEEP/members
 undeep $RG
-rmmod kmem res_groups
+rmmod rg_kmem res_groups
 run K0

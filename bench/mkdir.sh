@@ -4,12 +4,12 @@
 # of the 1,101st to 1,200th children and of the 10,001st to 10,100th
 # (mean ns each), and their rmdirs, in three configurations (neither
 # window takes the number of p's children past a power of two, where
-# cpu.ko weighs all of them again: docs, "The CPU controller"):
-#   cpu  res_groups.ko, numtasks.ko and cpu.ko (each group: two CFS task
+# rg_cpu.ko weighs all of them again: docs, "The CPU controller"):
+#   cpu  res_groups.ko, rg_numtasks.ko and rg_cpu.ko (each group: two CFS task
 #        groups, weighted by the shares)
-#   rg   res_groups.ko and numtasks.ko alone
+#   rg   res_groups.ko and rg_numtasks.ko alone
 #   cg   cgroup v2, the cpu controller on in p and its parent
-# The cost that grows with the number of siblings, and that cpu.ko must
+# The cost that grows with the number of siblings, and that rg_cpu.ko must
 # not add to (docs, "The CPU controller"): configfs looks a new name up
 # among every sibling (twice), cgroup's kernfs in a tree.
 # Prints "RESULT mkdir<N>|rmdir<N> <cpu|rg|cg> <round> <ns per call>".
@@ -38,13 +38,13 @@ for r in $(seq "$ROUNDS"); do
 	for c in $MKDIR_CONFIGS; do
 		case $c in
 		cpu|rg)
-			[ -e /sys/module/cpu ] && rmmod cpu
+			[ -e /sys/module/rg_cpu ] && rmmod rg_cpu
 			unload
-			insmod $MODDIR/res_groups.ko && insmod $MODDIR/numtasks.ko || exit 1
-			[ $c = rg ] || insmod $MODDIR/cpu.ko || exit 1
+			insmod $MODDIR/res_groups.ko && insmod $MODDIR/rg_numtasks.ko || exit 1
+			[ $c = rg ] || insmod $MODDIR/rg_cpu.ko || exit 1
 			mkdir $RG/p || exit 1
 			measure $c $RG/p
-			[ $c = rg ] || rmmod cpu
+			[ $c = rg ] || rmmod rg_cpu
 			unload ;;
 		cg)
 			echo +cpu > $CG/cgroup.subtree_control && mkdir $CG/p &&

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs inside the release guest under icount (bench/run's "peers" part):
 # the benchmarks other people use, in a depth-5 group with numtasks and
-# cpu.ko loaded (R: a numtasks limit at every level), side by side with
+# rg_cpu.ko loaded (R: a numtasks limit at every level), side by side with
 # a depth-5 cgroup v2 with its pids and cpu controllers (G: pids.max at
 # every level) and with no module (N), configurations interleaved round
 # by round. One vCPU: each figure is the benchmark's instructions (ns).
@@ -63,8 +63,8 @@ for r in $(seq "$ROUNDS"); do
 		N) unload ;;
 		R) unload
 		   insmod $MODDIR/res_groups.ko
-		   insmod $MODDIR/numtasks.ko
-		   insmod $MODDIR/cpu.ko
+		   insmod $MODDIR/rg_numtasks.ko
+		   insmod $MODDIR/rg_cpu.ko
 		   rg_deep ;;
 		G) unload
 		   cg_deep
@@ -77,7 +77,7 @@ for r in $(seq "$ROUNDS"); do
 		run $c "$r"
 		case $c in
 		R) undeep $RG
-		   rmmod cpu numtasks res_groups ;;
+		   rmmod rg_cpu rg_numtasks res_groups ;;
 		G) undeep $CG ;;
 		esac
 	done

@@ -294,7 +294,7 @@ if raw.get("lockc_ours"):
                "sibling groups (%d in all rounds)" %
                sum(raw["lockc_ours"]["C"]), sum(raw["lockc_ours"]["C"]) == 0)
 
-# The CPU controller (bench/cpu.sh): N no module, R cpu.ko, G cgroup v2
+# The CPU controller (bench/cpu.sh): N no module, R rg_cpu.ko, G cgroup v2
 # cpu; A2/U: patched and unpatched kernel, no module.
 units.update({"pp_same": "ns per pipe round trip, one depth-5 group",
               "pp_sib": "ns per pipe round trip, sibling depth-5 groups",
@@ -310,11 +310,11 @@ if raw.get("pp_same"):
                 continue
             print(f"{test:<12} {cfg:<7} {med(test, cfg):>10.4g} "
                   f"{summary[test][cfg]['spread_pct']:>7.1f}%  "
-                  f"{ {'N': 'no module', 'R': 'cpu.ko', 'G': 'cgroup cpu', 'A2': 'patched', 'U': 'unpatched'}[cfg]}")
+                  f"{ {'N': 'no module', 'R': 'rg_cpu.ko', 'G': 'cgroup cpu', 'A2': 'patched', 'U': 'unpatched'}[cfg]}")
     for test in ("pp_same", "pp_sib"):
         if med(test, "R") and med(test, "G"):
             pr, pg = paired(test, "R", "N"), paired(test, "G", "N")
-            target("%s: cpu.ko/none <= cgroup/none (%.3f vs %.3f)" %
+            target("%s: rg_cpu.ko/none <= cgroup/none (%.3f vs %.3f)" %
                    (test, statistics.median(pr), statistics.median(pg)),
                    statistics.median(pr) <= statistics.median(pg))
     for test, want in (("ceil25", 0.25), ("ceil_nested", 0.25),
@@ -329,7 +329,7 @@ if raw.get("pp_same"):
                  paired("pp_same", "A2", "U"), 1.005)
 
 # Pipe round trips under icount (bench/cpu.sh's pingpong, pingpong1):
-# cpu.ko against cgroup v2's cpu, at the same depth and placement.
+# rg_cpu.ko against cgroup v2's cpu, at the same depth and placement.
 PPI = {"ppi_same": "one depth-5 group", "ppi_sib": "sibling depth-5 groups",
        "ppi_same1": "one top-level group",
        "ppi_sib1": "sibling top-level groups"}
@@ -354,13 +354,13 @@ def icount_table(title, tests, unit, who):
 
 for t in icount_table("icount test", PPI,
                       "instructions per pipe round trip, {} (icount)",
-                      (("N", "no module"), ("R", "cpu.ko"),
+                      (("N", "no module"), ("R", "rg_cpu.ko"),
                        ("G", "cgroup cpu"))):
     what = PPI[t]
-    ratio_target("%s: cpu.ko / cgroup cpu per round trip, %s (icount)" %
+    ratio_target("%s: rg_cpu.ko / cgroup cpu per round trip, %s (icount)" %
                  (t, what), paired(t, "R", "G"), 1.0)
 
-# Peer benchmarks (bench/peers.sh, icount): R (numtasks and cpu.ko,
+# Peer benchmarks (bench/peers.sh, icount): R (numtasks and rg_cpu.ko,
 # depth 5) against G (cgroup v2 pids and cpu, depth 5) and N.
 PEERS = {"peer_hackbench": "hackbench -g 2 -l 50",
          "peer_messaging": "perf bench sched messaging -g 2 -l 50",
@@ -370,19 +370,19 @@ PEERS = {"peer_hackbench": "hackbench -g 2 -l 50",
 for t in icount_table("peer test", PEERS,
                       "instructions (ns under icount), {}",
                       (("N", "no module"),
-                       ("R", "numtasks + cpu.ko, depth 5"),
+                       ("R", "numtasks + rg_cpu.ko, depth 5"),
                        ("G", "cgroup pids + cpu, depth 5"))):
     what = PEERS[t]
     ratio_target("%s: ours / cgroup's, depth 5 (icount)" % what,
                  paired(t, "R", "G"), 1.02)
 
 # Kernel memory (bench/kmem.sh): N fresh boot, M memcg depth 5, R root
-# after memcg, K kmem.ko depth 5, K0 root after kmem.ko was unloaded.
+# after memcg, K rg_kmem.ko depth 5, K0 root after rg_kmem.ko was unloaded.
 KT = {"kpipe": "pipe() + 4 KiB write + close", "kfork": "fork + exit",
       "kopen": "open + close", "kmmap": "mmap 64 KiB + touch + munmap"}
 kn = {"N": "fresh boot, no accounting", "M": "memcg depth 5",
-      "R": "root, memcg's key on", "K": "kmem.ko depth 5",
-      "K0": "root, after kmem.ko was loaded",
+      "R": "root, memcg's key on", "K": "rg_kmem.ko depth 5",
+      "K0": "root, after rg_kmem.ko was loaded",
       "U": "unpatched kernel, fresh boot"}
 for t, what in KT.items():
     units[t] = "ns per " + what + " (icount)"
@@ -394,9 +394,9 @@ for t, what in KT.items():
         if cfg in raw[t]:
             print(f"{t:<12} {cfg:<7} {med(t, cfg):>10.4g} "
                   f"{summary[t][cfg]['spread_pct']:>7.1f}%  {kn[cfg]}")
-    for a, b, what in (("K", "N", "kmem.ko depth 5 / no accounting"),
+    for a, b, what in (("K", "N", "rg_kmem.ko depth 5 / no accounting"),
                        ("M", "N", "memcg depth 5 / no accounting"),
-                       ("K0", "N", "after kmem.ko: root / fresh boot"),
+                       ("K0", "N", "after rg_kmem.ko: root / fresh boot"),
                        ("N", "U", "patched, never loaded / unpatched")):
         v = paired(t, a, b)
         if v:
@@ -404,7 +404,7 @@ for t, what in KT.items():
                 a + "/" + b] = {"median": statistics.median(v), "values": v}
             print("     %s: %.4f [rounds %.4f-%.4f]" % (
                 what, statistics.median(v), min(v), max(v)))
-    ratio_target("%s kmem.ko/memcg, depth 5 (icount)" % t,
+    ratio_target("%s rg_kmem.ko/memcg, depth 5 (icount)" % t,
                  paired(t, "K", "M"), 1.10)
 
 # One more sibling group (bench/mkdir.sh) and an rmdir of 10,000 tasks
@@ -413,7 +413,7 @@ MK = {"mkdir1000": "mkdir, 1,101st-1,200th child",
       "mkdir10000": "mkdir, 10,001st-10,100th child",
       "rmdir1000": "rmdir, back from 1,200 to 1,100",
       "rmdir10000": "rmdir, back from 10,100 to 10,000"}
-mn = {"cpu": "with cpu.ko", "rg": "numtasks alone", "cg": "cgroup v2 cpu"}
+mn = {"cpu": "with rg_cpu.ko", "rg": "numtasks alone", "cg": "cgroup v2 cpu"}
 if any(raw.get(t) for t in MK):
     print()
     print(f"{'sibling test':<12} {'config':<7} {'median':>10} {'spread':>8}")
@@ -428,8 +428,8 @@ for op in ("mkdir", "rmdir"):
     if raw.get(a, {}).get("cpu") and raw.get(a, {}).get("rg"):
         own = [(x - y) for x, y in zip(raw[a]["cpu"], raw[a]["rg"])]
         own0 = [(x - y) for x, y in zip(raw[b]["cpu"], raw[b]["rg"])]
-        print("     %s: 10,000 / 1,100 siblings: with cpu.ko %.3f, "
-              "numtasks alone %.3f, cgroup %.3f; cpu.ko's own part "
+        print("     %s: 10,000 / 1,100 siblings: with rg_cpu.ko %.3f, "
+              "numtasks alone %.3f, cgroup %.3f; rg_cpu.ko's own part "
               "(with - without) %.0f and %.0f" % (
                   op, med(a, "cpu") / med(b, "cpu"),
                   med(a, "rg") / med(b, "rg"),
@@ -437,11 +437,11 @@ for op in ("mkdir", "rmdir"):
                   else float("nan"),
                   statistics.median(own0), statistics.median(own)))
         if op == "mkdir":
-            ratio_target("mkdir with cpu.ko, 10,000 / 1,100 siblings "
+            ratio_target("mkdir with rg_cpu.ko, 10,000 / 1,100 siblings "
                          "(icount; configfs's own lookups included)",
                          [x / y for x, y in zip(raw[a]["cpu"], raw[b]["cpu"])],
                          1.10)
-            ratio_target("cpu.ko's own part of a mkdir, 10,000 / 1,100 "
+            ratio_target("rg_cpu.ko's own part of a mkdir, 10,000 / 1,100 "
                          "siblings (icount)",
                          [x / y if y > 0 else float("inf")
                           for x, y in zip(own, own0)], 1.10)
@@ -450,7 +450,7 @@ RD = {"forkmax_idle": "longest fork, root, alone",
       "forkmed_idle": "median fork, root, alone",
       "forkmed_rmdir": "median fork, root, during the rmdir",
       "rmdir10k": "the rmdir itself"}
-rn = {"nt": "numtasks", "cpu": "numtasks and cpu.ko"}
+rn = {"nt": "numtasks", "cpu": "numtasks and rg_cpu.ko"}
 if any(raw.get(t) for t in RD):
     print()
     print(f"{'rmdir test':<14} {'config':<7} {'median us':>10} {'max us':>8}")

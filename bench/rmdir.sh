@@ -7,7 +7,7 @@
 # root). Prints "RESULT forkmax_<idle|rmdir> <nt|cpu> <round> <longest
 # fork in us>", "RESULT forkmed_<...>" (the median) and "RESULT rmdir10k
 # <config> <round> <us the rmdir took>". Configurations: nt (res_groups.ko
-# and numtasks.ko), cpu (and cpu.ko: each move also changes the task's
+# and rg_numtasks.ko), cpu (and rg_cpu.ko: each move also changes the task's
 # CFS task group).
 #   MODDIR, BIN, ROUNDS; RMDIR_CONFIGS (default "nt cpu"); FORKLAT_MS
 #   (default 3000); RMDIR_TASKS (default 10000)
@@ -28,10 +28,10 @@ result() {
 
 for r in $(seq "$ROUNDS"); do
 	for c in $RMDIR_CONFIGS; do
-		[ -e /sys/module/cpu ] && rmmod cpu
+		[ -e /sys/module/rg_cpu ] && rmmod rg_cpu
 		unload
-		insmod $MODDIR/res_groups.ko && insmod $MODDIR/numtasks.ko || exit 1
-		[ $c = nt ] || insmod $MODDIR/cpu.ko || exit 1
+		insmod $MODDIR/res_groups.ko && insmod $MODDIR/rg_numtasks.ko || exit 1
+		[ $c = nt ] || insmod $MODDIR/rg_cpu.ko || exit 1
 		mkdir $RG/g || exit 1
 		rm -f "$tmp" && mkfifo "$tmp"
 		$BIN park "$RMDIR_TASKS" $RG/g/members > "$tmp" &
@@ -51,7 +51,7 @@ for r in $(seq "$ROUNDS"); do
 		echo "RESULT rmdir10k $c $r $(((t1 - t0) / 1000))"
 		kill -9 $park
 		wait $park 2> /dev/null
-		[ $c = nt ] || rmmod cpu
+		[ $c = nt ] || rmmod rg_cpu
 		unload
 	done
 done

@@ -1,8 +1,8 @@
 # Sourced by the bench scripts that run in the release guest: the
 # configurations, where each puts its task (place, inside), tracefs. A: hooks, no module; B: res_groups.ko, task in the
-# root; C: + numtasks.ko, task at depth 5 with a limit at every level;
+# root; C: + rg_numtasks.ko, task at depth 5 with a limit at every level;
 # D: cgroup v2, task at depth 5 with pids.max at every level.
-#   MODDIR  where res_groups.ko and numtasks.ko (release builds) are
+#   MODDIR  where res_groups.ko and rg_numtasks.ko (release builds) are
 RG=/sys/kernel/config/res_groups
 CG=/sys/fs/cgroup
 DEEP=d1/d2/d3/d4/d5
@@ -29,7 +29,7 @@ tracefs() {
 }
 
 unload() {
-	for m in numtasks res_groups; do
+	for m in rg_numtasks res_groups; do
 		[ -e /sys/module/$m ] && rmmod $m
 	done
 	return 0
@@ -66,7 +66,7 @@ setup() {
 	case $1 in
 	A) unload ;;
 	B) unload; insmod $MODDIR/res_groups.ko ;;
-	C) unload; insmod $MODDIR/res_groups.ko; insmod $MODDIR/numtasks.ko; rg_deep ;;
+	C) unload; insmod $MODDIR/res_groups.ko; insmod $MODDIR/rg_numtasks.ko; rg_deep ;;
 	D) unload; cg_deep ;;
 	esac
 }

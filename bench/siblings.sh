@@ -47,7 +47,7 @@ profile() {	# profile KIND MEMBERS-FILE: where a fork's time goes
 last=${SIBS##* }
 for r in $(seq "$ROUNDS"); do
 	unload
-	insmod $MODDIR/res_groups.ko && insmod $MODDIR/numtasks.ko || exit 1
+	insmod $MODDIR/res_groups.ko && insmod $MODDIR/rg_numtasks.ko || exit 1
 	mkdir $RG/s0 && echo res=numtasks,max_shares=90 > $RG/s0/shares || exit 1
 	for n in $SIBS; do
 		grow $RG "$n"

@@ -86,7 +86,7 @@
  * At the root, where kernel threads, autogroups and cgroup's cpu cgroups
  * weigh NICE_0_LOAD each (cpu.weight 100), the root's own part (its
  * @self_tg's) weighs NICE_0_LOAD, as one nice-0 task would: with no
- * guarantees, every top-level group does too, and loading cpu.ko takes
+ * guarantees, every top-level group does too, and loading rg_cpu.ko takes
  * nothing away from the rest of the machine; a guarantee holds against
  * one such competitor. Below the root only the ratios matter, but CFS
  * takes its fast path for a weight of exactly NICE_0_LOAD (rc_scale()).
@@ -215,7 +215,7 @@ static void rc_scale(struct rc_group *p)
 		top = max_t(u64, top, c->shares.min_shares);
 	/*
 	 * RC_WEIGHT_ONE x div x span / unused, or the cap. (Unused 0 and no
-	 * guarantee: only while cpu.ko unloads, when the children's
+	 * guarantee: only while rg_cpu.ko unloads, when the children's
 	 * guarantees are dropped but not given back.)
 	 */
 	if (top && p->span * top > (RC_WEIGHT_MAX / RC_WEIGHT_ONE) * unused) {

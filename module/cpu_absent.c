@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cpu: what module/Kbuild builds as cpu.ko for a kernel without the CFS
+ * cpu: what module/Kbuild builds as rg_cpu.ko for a kernel without the CFS
  * task groups of the hooks (CONFIG_RES_GROUPS_SCHED: hooks patches 0003
  * and 0004; not with RT_GROUP_SCHED or UCLAMP_TASK_GROUP), in place of the
  * CPU controller (cpu.c). The modules are then the same three for every

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmem: what module/Kbuild builds as kmem.ko for a kernel without the
+ * kmem: what module/Kbuild builds as rg_kmem.ko for a kernel without the
  * kernel-memory hooks (CONFIG_RES_GROUPS_KMEM: hooks patch 0005, with
  * memcg's kernel-memory accounting), in place of the controller (kmem.c),
  * so that every kernel gets the same modules (see cpu_absent.c). Loading

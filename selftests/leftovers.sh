@@ -6,7 +6,7 @@
 # test-only modules rg_fork_stall (what it holds let go first: a held fork
 # or shares write blocks group removals) and rg_kthread, then the groups,
 # deepest first (a group pins res_groups; removing one moves its tasks to
-# its parent), then every module that uses res_groups (cpu.ko among them:
+# its parent), then every module that uses res_groups (rg_cpu.ko among them:
 # unloading it lifts every CPU ceiling), then res_groups.
 
 # rm_groups DIR [BUSYBOX]: DIR's child groups, deepest first.

@@ -146,7 +146,7 @@ static void res_groups_work(void)
 	char buf[4096] = "", me[32];
 	int ret;
 
-	ret = insmod("/res_groups.ko") ?: insmod("/numtasks.ko");
+	ret = insmod("/res_groups.ko") ?: insmod("/rg_numtasks.ko");
 	if (ret) {
 		result(0, name, "insmod: %s", strerror(-ret));
 		return;
@@ -178,14 +178,14 @@ static void res_groups_work(void)
 
 /*
  * This kernel has no task-group hooks (no CFS bandwidth): module/Kbuild
- * built cpu.ko as the stand-in, which refuses to load, with ENODEV.
+ * built rg_cpu.ko as the stand-in, which refuses to load, with ENODEV.
  */
 static void cpu_stand_in(void)
 {
-	int ret = insmod("/cpu.ko");
+	int ret = insmod("/rg_cpu.ko");
 
 	result(ret == -ENODEV, "cpu_ko_without_task_group_hooks_refuses_to_load",
-	       "insmod cpu.ko: %s", ret ? strerror(-ret) : "loaded");
+	       "insmod rg_cpu.ko: %s", ret ? strerror(-ret) : "loaded");
 }
 
 /* The "held=" of kmem's stats line of group a; -1 if unreadable. */
@@ -200,7 +200,7 @@ static long kmem_held(void)
 }
 
 /*
- * kmem.ko (this kernel has memory cgroups and hooks patch 0005) counts
+ * rg_kmem.ko (this kernel has memory cgroups and hooks patch 0005) counts
  * in bytes whatever the page size: a child in group a writes into an
  * empty pipe, which charges one 64K page. This task (init) goes back to
  * the root group first, which is never charged, and reads the stats; the
@@ -219,11 +219,11 @@ static void kmem_work(void)
 
 	snprintf(me, sizeof(me), "%d\n", getpid());
 	ret = put(RG "/members", me);
-	ret = ret ?: insmod_with("/kmem.ko", "total_kmem=1073741824");
+	ret = ret ?: insmod_with("/rg_kmem.ko", "total_kmem=1073741824");
 	ret = ret ?: put(RG "/shares", "res=kmem,child_shares_divisor=1024");
 	ret = ret ?: put(RG "/a/shares", "res=kmem,max_shares=10");
 	if (ret) {
-		result(0, name, "insmod kmem.ko, shares or move: %s",
+		result(0, name, "insmod rg_kmem.ko, shares or move: %s",
 		       strerror(-ret));
 		return;
 	}

@@ -8,7 +8,7 @@
  * CPU time is measured as the kernel accounts it to the busy processes
  * themselves (utime + stime of /proc/<pid>/stat), over windows of a few
  * seconds, with more busy threads than CPUs. RG_CPU_ABSENT=1 runs every
- * test without cpu.ko (shares writes for it are then ignored): every
+ * test without rg_cpu.ko (shares writes for it are then ignored): every
  * timing test must fail then, which shows that it can.
  *
  * Bounds: every measurement has a lower and an upper bound, the value
@@ -74,7 +74,7 @@
 #include "rg_util.h"
 
 #define MAXBUSY 16
-/* The CFS bandwidth period cpu.ko sets (docs, "The CPU controller"). */
+/* The CFS bandwidth period rg_cpu.ko sets (docs, "The CPU controller"). */
 #define PERIOD_S 0.1
 
 #define TOL_ACCT 0.02
@@ -86,7 +86,7 @@
 static long window_ms, settle_ms;
 /* The tier's tolerance below the whole machine (see the top). */
 static double tol_idle;
-/* When cpu.ko was loaded (the root's stats count from there). */
+/* When rg_cpu.ko was loaded (the root's stats count from there). */
 static double t_load;
 
 /* Busy processes this test started (each test runs in its own process). */
@@ -354,7 +354,7 @@ FIXTURE_SETUP(cpu)
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	t_load = now();
 	if (!cpu_absent())
-		ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+		ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
 	busy.n = 0;
 }
 
@@ -531,7 +531,7 @@ TEST_F_TIMEOUT(cpu, first_child_moves_the_parents_running_tasks, 120)
  * equal parts of the unused 90 (p's own tasks and its children without a
  * guarantee, busy or idle), a (min 10) and b (none), both busy, split
  * 10k:90. Idle siblings are added (k = 8, 0.47), then some removed (k = 5,
- * 0.357): cpu.ko weighs only the new or removed group and the guaranteed
+ * 0.357): rg_cpu.ko weighs only the new or removed group and the guaranteed
  * ones while k stays within a power of two (docs, "The CPU controller"),
  * so a's weight must follow both ways. The quick tier skips the first
  * measurement (k = 2, 0.18).
@@ -570,7 +570,7 @@ TEST_F_TIMEOUT(cpu, guarantee_follows_the_number_of_siblings, 120)
 }
 
 /*
- * cpu.ko unloads with the root's guarantees summing to its divisor
+ * rg_cpu.ko unloads with the root's guarantees summing to its divisor
  * (nothing unused), and loads again: the unload drops each group's
  * shares without giving its guarantee back, and the root's weights were
  * once worked out from that (a division by the unused part, zero).
@@ -583,8 +583,8 @@ TEST_F_TIMEOUT(cpu, unload_with_nothing_unused, 60)
 	ASSERT_EQ(0, rg_mkdir("b"));
 	ASSERT_EQ(0, cpu_set("a", "min_shares=70"));
 	ASSERT_EQ(0, cpu_set("b", "min_shares=30"));
-	EXPECT_EQ(0, rg_rmmod("cpu"));
-	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	EXPECT_EQ(0, rg_rmmod("rg_cpu"));
+	ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
 	EXPECT_EQ(100, rg_get("", "shares", "cpu", "child_shares_divisor"));
 	EXPECT_EQ(0, cpu_set("a", "min_shares=70"));
 }
@@ -823,7 +823,7 @@ TEST_F_TIMEOUT(cpu, a_group_comes_before_cgroup, 150)
  * against cgroup and autogroup"): the root's own part weighs as much as
  * one cpu cgroup of the default cpu.weight, so a's 70 holds against one
  * busy cgroup of root-group tasks: 70:30 (the weights before, one nice-0
- * task per top-level entity, gave 0.583; without cpu.ko, a's 2 threads
+ * task per top-level entity, gave 0.583; without rg_cpu.ko, a's 2 threads
  * per CPU against the cgroup's one entity, 0.8).
  */
 TEST_F_TIMEOUT(cpu, guarantee_against_a_cgroup, 120)
@@ -936,7 +936,7 @@ TEST_F_TIMEOUT(cpu, rmdir_while_saturated, 120)
 }
 
 /*
- * Unload cpu.ko while capped groups are saturated (every task back in the
+ * Unload rg_cpu.ko while capped groups are saturated (every task back in the
  * root task group, uncapped), load it again and cap them again; two
  * rounds (the quick tier: one). Loaded, a's ceiling gives a's subtree half
  * the machine, and a/b's own ceiling (50 of 50) at most a quarter. Unloaded,
@@ -970,7 +970,7 @@ TEST_F_TIMEOUT(cpu, reload_while_saturated, 120)
 			  0.25 + cap_tol(0.25));
 		if (cpu_absent())
 			continue;
-		ASSERT_EQ(0, rg_rmmod("cpu"));
+		ASSERT_EQ(0, rg_rmmod("rg_cpu"));
 		ASSERT_EQ(0, measure(p, 2, part));
 		TH_LOG("round %d unloaded: a %.3f a/b %.3f", i, part[0],
 		       part[1]);
@@ -978,14 +978,14 @@ TEST_F_TIMEOUT(cpu, reload_while_saturated, 120)
 		expect_share(_metadata, "a/b's share",
 			     part[1] / (part[0] + part[1]), 0.5,
 			     TOL_SPLIT_ONE);
-		ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+		ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
 		ASSERT_EQ(0, cpu_set("a", "max_shares=50"));
 		ASSERT_EQ(0, cpu_set("a/b", "max_shares=50"));
 	}
 }
 
 /*
- * cpu.ko loaded while a parent's tasks and its child's run: its
+ * rg_cpu.ko loaded while a parent's tasks and its child's run: its
  * registration sees the child, and places the parent's tasks beside the
  * child's subtree, not above it. a (min 50) with one busy thread per CPU
  * and a/c with four split a's time in halves.
@@ -995,7 +995,7 @@ TEST_F_TIMEOUT(cpu, load_places_a_parents_tasks_beside_its_children, 120)
 	pid_t p[2];
 
 	if (!cpu_absent())
-		ASSERT_EQ(0, rg_rmmod("cpu"));
+		ASSERT_EQ(0, rg_rmmod("rg_cpu"));
 	ASSERT_EQ(0, rg_mkdir("a"));
 	ASSERT_EQ(0, rg_mkdir("a/c"));
 	p[0] = busy_start("a", ncpus());
@@ -1003,7 +1003,7 @@ TEST_F_TIMEOUT(cpu, load_places_a_parents_tasks_beside_its_children, 120)
 	ASSERT_GT(p[0], 0);
 	ASSERT_GT(p[1], 0);
 	if (!cpu_absent())
-		ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+		ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
 	ASSERT_EQ(0, cpu_set("a", "min_shares=50"));
 	expect_own_half(_metadata, p);
 }
@@ -1016,7 +1016,7 @@ TEST_F_TIMEOUT(cpu, load_places_a_parents_tasks_beside_its_children, 120)
  * three sessions of one thread per CPU) split 3:1, as the groups say:
  * autogroup would split them 1:3 (one nice-0 entity per session), plain
  * CFS 4:3 (per thread).
- * Once cpu.ko is unloaded, autogroup has them back: 1:3.
+ * Once rg_cpu.ko is unloaded, autogroup has them back: 1:3.
  */
 TEST_F_TIMEOUT(cpu, autogroup_sessions_follow_their_group, 120)
 {
@@ -1051,7 +1051,7 @@ TEST_F_TIMEOUT(cpu, autogroup_sessions_follow_their_group, 120)
 	expect_whole(_metadata, "a + b", a + b);
 	if (cpu_absent())
 		return;
-	ASSERT_EQ(0, rg_rmmod("cpu"));
+	ASSERT_EQ(0, rg_rmmod("rg_cpu"));
 	ASSERT_EQ(0, measure(p, 4, part));
 	b = part[0];
 	a = part[1] + part[2] + part[3];
@@ -1069,11 +1069,11 @@ TEST_F_TIMEOUT(cpu, with_numtasks, 120)
 	if (rg_quick())
 		SKIP(return, RG_FULL_TIER_ONLY);
 
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	ASSERT_EQ(0, rg_mkdir("a"));
 	ASSERT_EQ(0, cpu_set("a", "max_shares=25"));
 	ASSERT_EQ(0, rg_set("", "shares", "res=numtasks,child_shares_divisor=1000"));
-	ASSERT_EQ(0, rg_write("/sys/module/numtasks/parameters/total_numtasks",
+	ASSERT_EQ(0, rg_write("/sys/module/rg_numtasks/parameters/total_numtasks",
 			      "1000"));
 	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,max_shares=40"));
 	p = busy_start("a", 2 * ncpus());
@@ -1081,10 +1081,10 @@ TEST_F_TIMEOUT(cpu, with_numtasks, 120)
 	EXPECT_EQ(2 * ncpus(), rg_get("a", "stats", "numtasks", "held"));
 	expect_cap(_metadata, "a", measure1(p), 0.25);
 	if (!cpu_absent()) {
-		ASSERT_EQ(0, rg_rmmod("cpu"));
-		ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+		ASSERT_EQ(0, rg_rmmod("rg_cpu"));
+		ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
 		ASSERT_EQ(0, cpu_set("a", "max_shares=25"));
-		expect_cap(_metadata, "a, cpu.ko loaded after numtasks",
+		expect_cap(_metadata, "a, rg_cpu.ko loaded after numtasks",
 			   measure1(p), 0.25);
 	}
 	EXPECT_EQ(2 * ncpus(), rg_get("a", "stats", "numtasks", "held"));
@@ -1249,7 +1249,7 @@ TEST_F_TIMEOUT(cpu, sched_debug_lists_our_task_groups, 120)
 	EXPECT_NE(NULL, strstr(buf, "/(res_groups)"));
 }
 
-#define CEILING_FAILURES "/sys/module/cpu/parameters/ceiling_failures"
+#define CEILING_FAILURES "/sys/module/rg_cpu/parameters/ceiling_failures"
 
 /*
  * With cgroup v1's cpu controller mounted, the scheduler refuses a task

@@ -65,7 +65,7 @@ static void state(char *buf)
 
 	snprintf(buf, STATE, "groups: %d %d %d, numtasks: %d\n",
 		 rg_exists(RG_ROOT), rg_exists(RG_ROOT "/a"),
-		 rg_exists(RG_ROOT "/a/b"), rg_module_loaded("numtasks"));
+		 rg_exists(RG_ROOT "/a/b"), rg_module_loaded("rg_numtasks"));
 	/* The root's members and stats change with kernel threads. */
 	len = strlen(buf);
 	if (rg_snapshot((const char * const []){ "" }, 1, "shares", buf + len,
@@ -95,7 +95,7 @@ FIXTURE_SETUP(faults)
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_test_ctl.ko", NULL));
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	ASSERT_EQ(0, rg_mkdir("a"));
 	ASSERT_EQ(0, rg_set("a", "shares", "res=numtasks,min_shares=10"));
 	self->c.sleeper = rg_sleeper();
@@ -226,7 +226,7 @@ static int do_load(struct ctx *c)
 
 static void undo_numtasks(struct ctx *c)
 {
-	rg_rmmod("numtasks");
+	rg_rmmod("rg_numtasks");
 }
 
 TEST_F_TIMEOUT(faults, controller_registration_fails_cleanly, 900)
@@ -236,8 +236,8 @@ TEST_F_TIMEOUT(faults, controller_registration_fails_cleanly, 900)
 	};
 	/* Registration allocates shares for every group, at every depth. */
 	ASSERT_EQ(0, rg_mkdir("a/b"));
-	ASSERT_EQ(0, rg_rmmod("numtasks"));
-	self->c.ko = rg_open_module("module/numtasks.ko");
+	ASSERT_EQ(0, rg_rmmod("rg_numtasks"));
+	self->c.ko = rg_open_module("module/rg_numtasks.ko");
 	ASSERT_LE(0, self->c.ko);
 	EXPECT_LT(0, inject(_metadata, &self->c, &op));
 	ASSERT_EQ(0, do_load(&self->c));
@@ -273,11 +273,11 @@ TEST_F_TIMEOUT(faults, module_load_fails_cleanly, 900)
 
 static void undo_kmem(struct ctx *c)
 {
-	rg_rmmod("kmem");
+	rg_rmmod("rg_kmem");
 }
 
 /*
- * kmem.ko gives every group but the root an objcg: its registration, and
+ * rg_kmem.ko gives every group but the root an objcg: its registration, and
  * a mkdir while it is loaded, fail cleanly at each allocation.
  */
 TEST_F_TIMEOUT(faults, kmem_registration_and_mkdir_fail_cleanly, 900)
@@ -288,7 +288,7 @@ TEST_F_TIMEOUT(faults, kmem_registration_and_mkdir_fail_cleanly, 900)
 	static const struct op mk = { "mkdir with kmem", do_mkdir, undo_mkdir };
 
 	ASSERT_EQ(0, rg_mkdir("a/b"));
-	self->c.ko = rg_open_module("module/kmem.ko");
+	self->c.ko = rg_open_module("module/rg_kmem.ko");
 	ASSERT_LE(0, self->c.ko);
 	EXPECT_LT(0, inject(_metadata, &self->c, &load));
 	ASSERT_EQ(0, do_load(&self->c));

@@ -9,7 +9,7 @@
 # most 60 s, while it has held fewer than its limit reads); every check
 # runs in both tiers.
 RG=/sys/kernel/config/res_groups
-NT=/sys/module/numtasks/parameters
+NT=/sys/module/rg_numtasks/parameters
 top=$(cd "$(dirname "$0")/.." && pwd)
 BB=/bin/busybox	# (static: kmod's insmod is a dynamic binary, ~0.3 s a start)
 n=0 failed=0
@@ -41,7 +41,7 @@ echo "TAP version 13"
 echo "1..4"
 . "$top/selftests/leftovers.sh"
 clean_leftovers $BB
-$BB insmod "$top/module/res_groups.ko" && $BB insmod "$top/module/numtasks.ko" || exit 1
+$BB insmod "$top/module/res_groups.ko" && $BB insmod "$top/module/rg_numtasks.ko" || exit 1
 echo 1000 > $NT/total_numtasks
 echo res=numtasks,child_shares_divisor=1000 > $RG/shares
 mkdir $RG/bomb $RG/other
@@ -124,5 +124,5 @@ stat bomb held
 check held_returns_to_zero [ "${V:-unreadable}" = 0 ]
 
 rmdir $RG/bomb $RG/other
-$BB rmmod numtasks res_groups || failed=1
+$BB rmmod rg_numtasks res_groups || failed=1
 exit $failed

@@ -46,10 +46,10 @@
 #include "kselftest_harness.h"
 #include "rg_util.h"
 
-#define KMEM_KO "module/kmem.ko"
+#define KMEM_KO "module/rg_kmem.ko"
 #define PARAMS "total_kmem=1073741824 barrier_permille=800"
-#define TOTAL "/sys/module/kmem/parameters/total_kmem"
-#define PERMILLE "/sys/module/kmem/parameters/barrier_permille"
+#define TOTAL "/sys/module/rg_kmem/parameters/total_kmem"
+#define PERMILLE "/sys/module/rg_kmem/parameters/barrier_permille"
 #define LIMIT 10485760L
 #define BARRIER 8388608L
 #define PG 4096L
@@ -528,10 +528,10 @@ TEST_F(km, bounds_and_parameters)
 
 	/* The same values at load. */
 	rg_remove_all_groups();
-	ASSERT_EQ(0, rg_rmmod("kmem"));
+	ASSERT_EQ(0, rg_rmmod("rg_kmem"));
 	EXPECT_EQ(-EINVAL, rg_insmod(KMEM_KO, "total_kmem=0"));
 	EXPECT_EQ(-EINVAL, rg_insmod(KMEM_KO, "barrier_permille=1001"));
-	EXPECT_EQ(0, rg_module_loaded("kmem"));
+	EXPECT_EQ(0, rg_module_loaded("rg_kmem"));
 	/* Default: the RAM, and 900 permille. */
 	ASSERT_EQ(0, rg_insmod(KMEM_KO, NULL));
 	ASSERT_LT(0, rg_read(PERMILLE, buf, sizeof(buf)));
@@ -1023,7 +1023,7 @@ TEST_F(km, unload_with_charges_outstanding)
 	ASSERT_EQ(64, worker_do(w, CMD_PIPES, 64, &err));
 	ASSERT_EQ(64, worker_do(w, CMD_FILL, 64, &err));
 	EXPECT_LE(64 * PG, km("g", "held"));
-	ASSERT_EQ(0, rg_rmmod("kmem"));
+	ASSERT_EQ(0, rg_rmmod("rg_kmem"));
 	/* Now in no group of kmem's: allocations go to memcg. */
 	ASSERT_EQ(64, worker_do(w, CMD_FILL, 64, &err));
 	ASSERT_EQ(0, rg_insmod(KMEM_KO, PARAMS));
@@ -1038,7 +1038,7 @@ TEST_F(km, unload_with_charges_outstanding)
 	ASSERT_EQ(8, worker_do(w, CMD_PIPES, 8, &err));
 	ASSERT_EQ(8, worker_do(w, CMD_FILL, 8, &err));
 	EXPECT_LE(8 * PG, km("g", "held"));
-	ASSERT_EQ(0, rg_rmmod("kmem"));
+	ASSERT_EQ(0, rg_rmmod("rg_kmem"));
 	worker_do(w, CMD_CLOSE, 0, &err);
 }
 

@@ -32,7 +32,7 @@ FIXTURE_SETUP(life)
 	rg_remove_all_groups();
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	ASSERT_EQ(0, rg_mkdir("a"));
 }
 
@@ -92,7 +92,7 @@ TEST_F(life, file_read_before_rmdir_then_read_again)
 TEST_F(life, rmmod_refused_while_a_group_exists)
 {
 	/* A controller may go any time; the framework not under a group. */
-	ASSERT_EQ(0, rg_rmmod("numtasks"));
+	ASSERT_EQ(0, rg_rmmod("rg_numtasks"));
 	EXPECT_EQ(-EWOULDBLOCK, rg_rmmod("res_groups"));
 	EXPECT_TRUE(rg_exists(RG_ROOT "/a"));
 	ASSERT_EQ(0, rg_rmdir("a"));
@@ -104,7 +104,7 @@ TEST_F(life, rmmod_refused_while_a_file_is_open)
 	int fd;
 
 	ASSERT_EQ(0, rg_rmdir("a"));
-	ASSERT_EQ(0, rg_rmmod("numtasks"));
+	ASSERT_EQ(0, rg_rmmod("rg_numtasks"));
 	fd = open_file("", "members", O_RDONLY);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-EWOULDBLOCK, rg_rmmod("res_groups"));
@@ -120,7 +120,7 @@ TEST_F(life, controller_unloaded_while_its_stats_file_is_open)
 	ssize_t n;
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, rg_rmmod("numtasks"));
+	ASSERT_EQ(0, rg_rmmod("rg_numtasks"));
 	/* Read after the unload: the controller's line is gone with it. */
 	n = read(fd, buf, sizeof(buf) - 1);
 	ASSERT_LE(0, n);
@@ -140,7 +140,7 @@ TEST_F(life, proc_file_open_across_rmmod_reads_empty)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, rg_move("", getpid()));
 	ASSERT_EQ(0, rg_rmdir("a"));
-	ASSERT_EQ(0, rg_rmmod("numtasks"));
+	ASSERT_EQ(0, rg_rmmod("rg_numtasks"));
 	ASSERT_EQ(0, rg_rmmod("res_groups"));
 	/* Empty: end of file at once, not an error. */
 	EXPECT_EQ(0, read(fd, buf, sizeof(buf)));
@@ -635,7 +635,7 @@ TEST_F_TIMEOUT(straddle, stall_redirects_into_res_groups_end_with_its_unload, 12
 	EXPECT_EQ(0, traced("rg_lock_task_group"));
 	EXPECT_EQ(0, traced("rg_shares_commit"));
 	/* Armed anew, they hold calls of the new text. */
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	EXPECT_EQ(0, held_shares_write("res=numtasks,child_shares_divisor=50"));
 	EXPECT_EQ(50, rg_get("", "shares", "numtasks", "child_shares_divisor"));
 	EXPECT_EQ(0, rg_write(RG_STALL_PARAM "stall_lock", "1"));

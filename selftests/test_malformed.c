@@ -21,7 +21,7 @@
 #include "kselftest_harness.h"
 #include "rg_util.h"
 
-#define PARAMS "/sys/module/numtasks/parameters/"
+#define PARAMS "/sys/module/rg_numtasks/parameters/"
 #define STATE 16384
 #define LONG 5000
 
@@ -68,7 +68,7 @@ FIXTURE_SETUP(corpus)
 	rg_remove_all_groups();
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_test_ctl.ko", NULL));
 	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_test_ctl2.ko",
 			       "name=noreset no_reset=1"));

@@ -72,7 +72,7 @@
 #include "kselftest_harness.h"
 #include "rg_util.h"
 
-#define TOTAL "/sys/module/numtasks/parameters/total_numtasks"
+#define TOTAL "/sys/module/rg_numtasks/parameters/total_numtasks"
 #define DONT_CARE	(-3)
 #define UNSUPPORTED	(-2)
 #define UNCHANGED	(-1)
@@ -1142,7 +1142,7 @@ FIXTURE_SETUP(model)
 	rg_remove_all_groups();
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	self->m.log = malloc(LOGSIZE);
 	ASSERT_NE(NULL, self->m.log);
 	kids.n = 0;

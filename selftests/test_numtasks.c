@@ -27,9 +27,9 @@
 #include "kselftest_harness.h"
 #include "rg_util.h"
 
-#define TOTAL "/sys/module/numtasks/parameters/total_numtasks"
-#define FORKRATE "/sys/module/numtasks/parameters/forkrate"
-#define FORKRATE_INTERVAL "/sys/module/numtasks/parameters/forkrate_interval"
+#define TOTAL "/sys/module/rg_numtasks/parameters/total_numtasks"
+#define FORKRATE "/sys/module/rg_numtasks/parameters/forkrate"
+#define FORKRATE_INTERVAL "/sys/module/rg_numtasks/parameters/forkrate_interval"
 #define MAXKIDS 256
 #define KTHREAD_SPAWN "/sys/module/rg_kthread/parameters/spawn"
 #define TEST_CTL_FAIL "/sys/module/rg_test_ctl/parameters/fail_fork"
@@ -57,7 +57,7 @@ FIXTURE_SETUP(nt)
 	rg_stall_unload();
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	ASSERT_EQ(0, rg_write(TOTAL, "1000"));
 	ASSERT_EQ(0, rg_set("", "shares", "res=numtasks,child_shares_divisor=1000"));
 	ASSERT_EQ(0, rg_mkdir("a"));
@@ -813,17 +813,17 @@ TEST_F(nt, insmod_with_total_below_the_tasks_counted_fails)
 	ASSERT_LT(1, held);
 	ASSERT_EQ(0, add_kid());
 	ASSERT_EQ(0, rg_move("a", kids.pid[0]));
-	ASSERT_EQ(0, rg_rmmod("numtasks"));
+	ASSERT_EQ(0, rg_rmmod("rg_numtasks"));
 	/* Kernel threads may come and go: well below, then well above. */
 	snprintf(val, sizeof(val), "total_numtasks=%ld", held / 2);
-	EXPECT_EQ(-EINVAL, rg_insmod("module/numtasks.ko", val));
-	EXPECT_FALSE(rg_module_loaded("numtasks"));
-	EXPECT_EQ(-EINVAL, rg_insmod("module/numtasks.ko", "total_numtasks=0"));
-	EXPECT_FALSE(rg_module_loaded("numtasks"));
+	EXPECT_EQ(-EINVAL, rg_insmod("module/rg_numtasks.ko", val));
+	EXPECT_FALSE(rg_module_loaded("rg_numtasks"));
+	EXPECT_EQ(-EINVAL, rg_insmod("module/rg_numtasks.ko", "total_numtasks=0"));
+	EXPECT_FALSE(rg_module_loaded("rg_numtasks"));
 	/* Nothing is refused meanwhile: we can fork. */
 	ASSERT_EQ(0, add_kid());
 	snprintf(val, sizeof(val), "total_numtasks=%ld", held + 100);
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", val));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", val));
 	EXPECT_EQ(held + 100, NT("", "limit"));
 	EXPECT_EQ(1, NT("a", "held"));
 }
@@ -1097,10 +1097,10 @@ TEST_F(nt, load_counts_tasks_already_in_groups)
 {
 	ASSERT_EQ(0, add_kid());
 	ASSERT_EQ(0, add_kid());
-	ASSERT_EQ(0, rg_rmmod("numtasks"));
+	ASSERT_EQ(0, rg_rmmod("rg_numtasks"));
 	ASSERT_EQ(0, rg_move("a", kids.pid[0]));
 	ASSERT_EQ(0, rg_move("a", kids.pid[1]));
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	EXPECT_EQ(2, NT("a", "held"));
 }
 
@@ -1116,9 +1116,9 @@ TEST_F_TIMEOUT(nt, unload_and_reload_while_tasks_fork, 300)
 	}
 	for (i = 0; i < 5; i++) {
 		usleep(50000);
-		ASSERT_EQ(0, rg_rmmod("numtasks"));
+		ASSERT_EQ(0, rg_rmmod("rg_numtasks"));
 		usleep(50000);
-		ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+		ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	}
 	for (i = 0; i < 2; i++)
 		EXPECT_EQ(0, rg_fork_loop_stop(loopers[i]));

@@ -4,7 +4,7 @@
  * modes guard mkdir, rmdir and writes; a move needs CAP_SYS_NICE,
  * CAP_SYS_RESOURCE, or the task's real uid and write access to the
  * members file of the common ancestor of both groups; pids in members are
- * those of the reader's or writer's pid namespace. With cpu.ko, a move
+ * those of the reader's or writer's pid namespace. With rg_cpu.ko, a move
  * without CAP_SYS_RESOURCE needs a ceiling (the ceiling rule). The caps
  * max_descendants and max_depth need the parent's file writable too.
  */
@@ -423,7 +423,7 @@ static int user_moves(pid_t own, const char *group)
 static pid_t sleeper_as(uid_t ruid, uid_t euid);
 
 /*
- * The ceiling rule: with cpu.ko loaded, a user may move a task into a
+ * The ceiling rule: with rg_cpu.ko loaded, a user may move a task into a
  * non-root group only below a cpu ceiling (max_shares) on that group or
  * an ancestor below the root; the root's own does not count.
  */
@@ -437,7 +437,7 @@ TEST_F(priv, ceiling_rule_with_cpu)
 	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "d/x", "members"), 0666));
 	ASSERT_EQ(0, rg_mkdir("d/x/1"));
 	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "d/x/1", "members"), 0666));
-	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
 	EXPECT_EQ(1, user_moves(own, "d/x"));
 	EXPECT_EQ(1, user_moves(own, "d/x/1"));
 	ASSERT_EQ(0, rg_set("", "shares", "res=cpu,max_shares=50"));
@@ -515,7 +515,7 @@ TEST_F(priv, delegated_user_cannot_lift_the_ceiling_of_his_top)
 {
 	char p[256], buf[512];
 
-	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
 	ASSERT_EQ(0, rg_mkdir("d"));
 	ASSERT_EQ(0, rg_mkdir("d/x"));
 	chown_group(_metadata, "d");
@@ -535,8 +535,8 @@ TEST_F(priv, delegated_user_cannot_lift_the_ceiling_of_his_top)
 }
 
 /*
- * kmem.ko takes precedence over memory cgroups too: with cpu.ko and
- * kmem.ko loaded, a move needs a ceiling of each (on the group or an
+ * rg_kmem.ko takes precedence over memory cgroups too: with rg_cpu.ko and
+ * rg_kmem.ko loaded, a move needs a ceiling of each (on the group or an
  * ancestor below the root), and one of them is not enough.
  */
 TEST_F(priv, ceiling_rule_with_kmem)
@@ -545,12 +545,12 @@ TEST_F(priv, ceiling_rule_with_kmem)
 
 	ASSERT_LT(0, own);
 	delegate_d(_metadata);
-	ASSERT_EQ(0, rg_insmod("module/kmem.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_kmem.ko", NULL));
 	EXPECT_EQ(1, user_moves(own, "d/x"));
 	ASSERT_EQ(0, rg_set("d", "shares", "res=kmem,max_shares=50"));
 	EXPECT_EQ(0, user_moves(own, "d/x"));
 	ASSERT_EQ(0, rg_move("", own));
-	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
 	EXPECT_EQ(1, user_moves(own, "d/x"));
 	ASSERT_EQ(0, rg_set("d/x", "shares", "res=cpu,max_shares=50"));
 	EXPECT_EQ(0, user_moves(own, "d/x"));
@@ -563,20 +563,20 @@ TEST_F(priv, ceiling_rule_with_kmem)
 	rg_kill(own);
 }
 
-/* Without cpu.ko (numtasks does not take precedence): no ceiling needed. */
+/* Without rg_cpu.ko (numtasks does not take precedence): no ceiling needed. */
 TEST_F(priv, ceiling_rule_needs_cpu_loaded)
 {
 	pid_t own = sleeper_as(USER, USER);
 
 	ASSERT_LT(0, own);
 	delegate_d(_metadata);
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	EXPECT_EQ(0, user_moves(own, "d/x"));
 	EXPECT_EQ(0, user_moves(own, "d/y"));
 	/* Unloaded again: the rule is gone with it. */
-	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
 	EXPECT_EQ(1, user_moves(own, "d/x"));
-	ASSERT_EQ(0, rg_rmmod("cpu"));
+	ASSERT_EQ(0, rg_rmmod("rg_cpu"));
 	EXPECT_EQ(0, user_moves(own, "d/x"));
 	rg_move("", getpid());
 	rg_kill(own);
@@ -591,7 +591,7 @@ TEST_F(priv, ceiling_rule_spared_by_cap_sys_resource_only)
 	char p[256];
 
 	ASSERT_EQ(0, chmod(rg_path(p, sizeof(p), "b", "members"), 0666));
-	ASSERT_EQ(0, rg_insmod("module/cpu.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
 	ASSERT_EQ(0, state(self->before));
 	EXPECT_EQ(1, as_user(CAP_SYS_NICE, move_to_b, self->root_task));
 	ASSERT_EQ(0, state(self->after));

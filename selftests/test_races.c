@@ -179,7 +179,7 @@ TEST_F_TIMEOUT(races, moves_aimed_at_forking_tasks_wait_for_the_fork, 300)
 	double end = now() + race_seconds();
 	int i, members, tasks;
 
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	for (i = 0; i < 2; i++) {
 		forker[i] = rg_fork_loop_start("a");
 		ASSERT_LT(0, forker[i]);
@@ -233,7 +233,7 @@ TEST_F_TIMEOUT(races, rmdir_while_its_tasks_fork_leaves_none_behind, 300)
 	int i, rounds = 0, missing = 0, members;
 	pid_t forker[2];
 
-	ASSERT_EQ(0, rg_insmod("module/numtasks.ko", NULL));
+	ASSERT_EQ(0, rg_insmod("module/rg_numtasks.ko", NULL));
 	while (now() < end) {
 		ASSERT_EQ(0, rg_mkdir("a/c"));
 		for (i = 0; i < 2; i++) {

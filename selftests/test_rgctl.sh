@@ -236,9 +236,9 @@ clean_leftovers $BB
 # Without the module: a clear error, status 1.
 expect not_loaded 1 "res_groups: No such file or directory" $R ls
 
-$BB insmod "$top/module/res_groups.ko" && $BB insmod "$top/module/numtasks.ko" &&
+$BB insmod "$top/module/res_groups.ko" && $BB insmod "$top/module/rg_numtasks.ko" &&
 	$BB insmod "$top/selftests/modules/rg_test_ctl.ko" || exit 1
-echo 1000 > /sys/module/numtasks/parameters/total_numtasks
+echo 1000 > /sys/module/rg_numtasks/parameters/total_numtasks
 
 echo "# at $SECONDS s"
 ### usage
@@ -415,7 +415,7 @@ result stats_table $? "exit $rc" "$tmp/stats"
 expect stats_unknown_group 1 "group /nope: No such file or directory" $R stats nope
 # A controller's own columns: kmem's (loaded for this check alone; its
 # group has no members, so its line cannot change between the two reads).
-$BB insmod "$top/module/kmem.ko" && $R create k kmem:max_shares=10 > /dev/null
+$BB insmod "$top/module/rg_kmem.ko" && $R create k kmem:max_shares=10 > /dev/null
 $R stats k > "$tmp/kstats"
 rc=$?
 slurp x $RG/k/stats
@@ -425,7 +425,7 @@ re='res=kmem,held=0,maxheld=0,minheld=0,barrier=([0-9]+),limit=([0-9]+),failcnt=
 	has "$tmp/kstats" "$row"
 result stats_kmem_columns $? "exit $rc, stats: ${x//$'\n'/|}" "$tmp/kstats"
 $R rm k
-$BB rmmod kmem
+$BB rmmod rg_kmem
 expect stats_bad_interval 2 "-w 'x'" $R stats -w x
 # -w without a terminal: a table per draw, counters with their change,
 # SIGINT ends it with status 0.
@@ -812,5 +812,5 @@ ndirs
 check tree_empty_at_end [ "$D" = 0 ]
 
 echo "# at $SECONDS s, $n results of $plan"
-$BB rmmod rg_test_ctl numtasks res_groups
+$BB rmmod rg_test_ctl rg_numtasks res_groups
 exit $failed

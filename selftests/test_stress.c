@@ -16,11 +16,11 @@
  * or met an unexpected errno), as must stress-ng, numtasks must have
  * refused forks at cap's limit, every one while it stayed loaded, and
  * counted them in cap's failcnt, and the storms' orphans must be reaped
- * within 120 s (after cpu.ko is unloaded: see main()); those left are
- * killed. Then cpu.ko is loaded again (every group uncapped), and at the
+ * within 120 s (after rg_cpu.ko is unloaded: see main()); those left are
+ * killed. Then rg_cpu.ko is loaded again (every group uncapped), and at the
  * end: every task is in exactly one group, every numtasks held equals the
  * tasks of its subtree, every kmem held covers its children's, and
- * everything can be removed (the groups with cpu.ko loaded) and unloaded.
+ * everything can be removed (the groups with rg_cpu.ko loaded) and unloaded.
  * The debug guest adds: no splat, no leak.
  *
  * The run goes on, up to twice its length again, until every kind of
@@ -57,11 +57,11 @@
 
 #include "rg_util.h"
 
-#define NT_KO "module/numtasks.ko"
+#define NT_KO "module/rg_numtasks.ko"
 #define CTL_KO "selftests/modules/rg_test_ctl.ko"
-#define CPU_KO "module/cpu.ko"
-#define KMEM_KO "module/kmem.ko"
-#define TOTAL "/sys/module/numtasks/parameters/total_numtasks"
+#define CPU_KO "module/rg_cpu.ko"
+#define KMEM_KO "module/rg_kmem.ko"
+#define TOTAL "/sys/module/rg_numtasks/parameters/total_numtasks"
 #define MAXPIDS 64
 #define MAXWORKERS 16
 #define MAXGROUPS 256
@@ -96,7 +96,7 @@ static struct shared {
 	long cap_refused, cap_counted, cap_uncounted;
 	long cap_reloaded, cap_escaped;
 	/*
-	 * cpu.ko's and kmem.ko's reloads, each counted twice, before the
+	 * rg_cpu.ko's and rg_kmem.ko's reloads, each counted twice, before the
 	 * unload and after the load (odd: one is under way; each forgets
 	 * dlg's ceiling), and the count when dlg's ceilings were last both
 	 * written with no reload under way from before to after the writes.
@@ -357,11 +357,11 @@ static long nt_seq(void)
 
 static void reload(const char *name, const char *ko)
 {
-	int nt = !strcmp(name, "numtasks"), ceil;
+	int nt = !strcmp(name, "rg_numtasks"), ceil;
 
 	if (nt)
 		__atomic_add_fetch(&sh->nt_seq, 1, __ATOMIC_ACQ_REL);
-	ceil = !strcmp(name, "cpu") || !strcmp(name, "kmem");
+	ceil = !strcmp(name, "rg_cpu") || !strcmp(name, "rg_kmem");
 	if (ceil)
 		__atomic_add_fetch(&sh->ceil_gen, 1, __ATOMIC_ACQ_REL);
 	account(K_RELOAD, rg_rmmod(name), name, EWOULDBLOCK, 0);
@@ -381,16 +381,16 @@ static void module_worker(void)
 	for (i = 0; !stopping(); i++) {
 		switch (rnd(4)) {
 		case 0:
-			reload("numtasks", NT_KO);
+			reload("rg_numtasks", NT_KO);
 			break;
 		case 1:
 			reload("rg_test_ctl", CTL_KO);
 			break;
 		case 2:
-			reload("kmem", KMEM_KO);
+			reload("rg_kmem", KMEM_KO);
 			break;
 		default:
-			reload("cpu", CPU_KO);
+			reload("rg_cpu", CPU_KO);
 		}
 		/*
 		 * Valid, or in the second of every four rounds 1, always below
@@ -468,9 +468,9 @@ static void cap_worker(void)
 static void dlg_tree_worker(void);
 
 /*
- * The workers that can put a CPU ceiling back after cpu.ko is unloaded at
- * the end: by a shares write, or by loading cpu.ko again. They are waited
- * for while cpu.ko may still be loaded, so they must never be under a
+ * The workers that can put a CPU ceiling back after rg_cpu.ko is unloaded at
+ * the end: by a shares write, or by loading rg_cpu.ko again. They are waited
+ * for while rg_cpu.ko may still be loaded, so they must never be under a
  * ceiling themselves: they stay in the root, which has none, as their
  * pids are not given to the movers (and no group lists them).
  */
@@ -502,7 +502,7 @@ static int worker_status(void)
 }
 
 /*
- * Delegation: dlg and dlg2 (ceilings of cpu.ko and kmem.ko, so that a
+ * Delegation: dlg and dlg2 (ceilings of rg_cpu.ko and rg_kmem.ko, so that a
  * user may move tasks into them) have their members chowned to DLG_UID;
  * root keeps making and removing dlg/a and dlg/b, chowning their
  * members, and writing dlg's ceilings again (the module worker's reloads
@@ -510,7 +510,7 @@ static int worker_status(void)
  * among dlg, dlg/a and dlg/b, always to another group than the task's.
  * Those moves may fail only as the docs say a delegated move may: EBUSY,
  * ENOENT, ENOMEM, EACCES (a members file not chowned yet), or EPERM, and
- * that only if cpu.ko or kmem.ko was reloaded since dlg's ceilings were
+ * that only if rg_cpu.ko or rg_kmem.ko was reloaded since dlg's ceilings were
  * last written. A move to dlg2, out of the user's subtree, must fail
  * (EPERM, or EBUSY while root's directory is locked).
  */
@@ -876,7 +876,7 @@ static const char *check_held(char *why, size_t size)
 }
 
 /*
- * kmem.ko's counters after the storm (no charge in flight any more, frees
+ * rg_kmem.ko's counters after the storm (no charge in flight any more, frees
  * may be): held of a group covers its children's (read first, so that a
  * free meanwhile can only lower the children), and the root's is within
  * total_kmem. The only kmem shares written are dlg's and dlg2's
@@ -890,7 +890,7 @@ static const char *check_kmem(char *why, size_t size)
 	size_t plen;
 	int i, j;
 
-	if (rg_read("/sys/module/kmem/parameters/total_kmem", buf,
+	if (rg_read("/sys/module/rg_kmem/parameters/total_kmem", buf,
 		    sizeof(buf)) > 0)
 		total = atol(buf);
 	for (i = 0; i < groups.n; i++) {
@@ -1055,16 +1055,16 @@ int main(void)
 	 * and the shares writes may have left a worker, stress-ng or an
 	 * orphan under 1 ms per 100 ms period at several levels: so stop the
 	 * workers that can set ceilings (in the root, under none), unload
-	 * cpu.ko (which lifts them all), and only then wait for the others.
+	 * rg_cpu.ko (which lifts them all), and only then wait for the others.
 	 */
 	why[0] = '\0';
 	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
 		if (sets_cpu_ceilings(workers[i].fn))
 			wait_worker(worker[i], i, why, sizeof(why));
-	if (rg_module_loaded("cpu")) {
-		ret = rg_rmmod("cpu");
+	if (rg_module_loaded("rg_cpu")) {
+		ret = rg_rmmod("rg_cpu");
 		if (ret)
-			snprintf(rmmod_why, sizeof(rmmod_why), "rmmod cpu: %s",
+			snprintf(rmmod_why, sizeof(rmmod_why), "rmmod rg_cpu: %s",
 				 strerror(-ret));
 	}
 	tap(!rmmod_why[0], "cpu_unloaded_at_stop", rmmod_why);
@@ -1128,10 +1128,10 @@ int main(void)
 	tap(!stuck, "storm_orphans_reaped", why);
 
 	/*
-	 * Every group gets the default shares (no ceiling) at cpu.ko's load:
+	 * Every group gets the default shares (no ceiling) at rg_cpu.ko's load:
 	 * the removal at the end goes through its per-group clean-up too.
 	 */
-	tap_loaded("cpu", CPU_KO, "cpu_loaded_again");
+	tap_loaded("rg_cpu", CPU_KO, "cpu_loaded_again");
 
 	for (i = 0; i < NKINDS; i++)
 		printf("# %-22s %8ld done, %8ld refused as expected\n",
@@ -1165,7 +1165,7 @@ int main(void)
 	    "numtasks_refused_forks_at_a_limit_and_counted_them", why);
 
 	/* Counted incrementally since its last load: leave it loaded. */
-	tap_loaded("numtasks", NT_KO, "numtasks_loaded_again");
+	tap_loaded("rg_numtasks", NT_KO, "numtasks_loaded_again");
 	/* Kernel threads come and go: a lost task stays lost, retry. */
 	for (tries = 0; tries < 10; tries++) {
 		bad = (char *)check_accounting(why, sizeof(why));
@@ -1183,13 +1183,13 @@ int main(void)
 	}
 	printf("# %d groups at the end\n", groups.n);
 	tap(!bad, "held_matches_tasks_in_subtree", why);
-	tap_loaded("kmem", KMEM_KO, "kmem_loaded_again");
+	tap_loaded("rg_kmem", KMEM_KO, "kmem_loaded_again");
 	tap(!check_kmem(why, sizeof(why)), "kmem_held_covers_children", why);
 	rg_remove_all_groups();
 	rg_unload_all();
 	tap(!rg_exists(RG_ROOT) && !rg_module_loaded("res_groups") &&
-	    !rg_module_loaded("numtasks") && !rg_module_loaded("cpu") &&
-	    !rg_module_loaded("kmem"),
+	    !rg_module_loaded("rg_numtasks") && !rg_module_loaded("rg_cpu") &&
+	    !rg_module_loaded("rg_kmem"),
 	    "groups_removed_and_modules_unloaded",
 	    "a group or a module is left");
 	return nr_failed ? 1 : 0;

@@ -182,7 +182,7 @@ void res_controller_unregister(struct res_controller *ctl);
  * deeper groups that count in @shares), under the group's lock as every
  * move_task() is, a batch of 64 per hold of the lock: for a controller
  * that places a group's tasks anew when something it publishes first
- * has changed (cpu.ko: a group's first child). A task that joins the
+ * has changed (rg_cpu.ko: a group's first child). A task that joins the
  * group meanwhile gets its own move_task() after the change; one that
  * leaves is not visited after its move_task(). Does nothing while @ctl
  * registers or unregisters (its tasks are told then with

@@ -251,7 +251,7 @@ static struct rg_stall rg_stall_charge = {
 	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 	.func		= "nt_charge_at",
 	.wrapper	= rg_stall_charge_at,
-	.module		= "numtasks",
+	.module		= "rg_numtasks",
 };
 
 static struct rg_stall rg_stall_parent = {
@@ -259,7 +259,7 @@ static struct rg_stall rg_stall_parent = {
 	.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 	.func		= "nt_charge_parent",
 	.wrapper	= rg_stall_charge_parent,
-	.module		= "numtasks",
+	.module		= "rg_numtasks",
 };
 
 static struct rg_stall rg_stall_unreg = {

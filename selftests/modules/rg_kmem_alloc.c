@@ -2,7 +2,7 @@
 /*
  * Test-only module: accounted page allocations of kinds user space cannot
  * ask for, made in the context of the task that writes a parameter (so
- * charged to its group by kmem.ko):
+ * charged to its group by rg_kmem.ko):
  *   nofail  write N: N pages with GFP_KERNEL_ACCOUNT | __GFP_NOFAIL
  *   atomic  write N: up to N pages with GFP_ATOMIC | __GFP_ACCOUNT (the
  *           flags only: it runs in process context); stops at the first
