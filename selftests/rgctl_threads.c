@@ -8,9 +8,10 @@
  *	rest: churn without pinning a CPU). Prints "ready" once the N are
  *	running; runs until killed.
  *
- *   rgctl_threads --as UID GID
- *	Drops the supplementary groups, sets the real, effective and saved
- *	gid, then uid (the order setpriv uses), then sleeps until killed.
+ *   rgctl_threads --as UID GID [SGID]
+ *	Sets the supplementary groups (none, or SGID alone), the real,
+ *	effective and saved gid, then uid (the order setpriv uses), then
+ *	sleeps until killed.
  *
  *   rgctl_threads --fork PROG [ARGS...]
  *	Forks at once; the child executes PROG, the parent prints the
@@ -54,12 +55,13 @@ static void *churn(void *arg)
 	return NULL;
 }
 
-static int run_as(const char *u, const char *g)
+static int run_as(const char *u, const char *g, const char *supp)
 {
 	uid_t uid = strtoul(u, NULL, 10);
 	gid_t gid = strtoul(g, NULL, 10);
+	gid_t sgid = supp ? strtoul(supp, NULL, 10) : 0;
 
-	if (setgroups(0, NULL) || setresgid(gid, gid, gid) ||
+	if (setgroups(supp ? 1 : 0, &sgid) || setresgid(gid, gid, gid) ||
 	    setresuid(uid, uid, uid)) {
 		perror("rgctl_threads --as");
 		return 1;
@@ -92,8 +94,8 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 50, i;
 	pthread_t t;
 
-	if (argc == 4 && !strcmp(argv[1], "--as"))
-		return run_as(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--as"))
+		return run_as(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	if (argc > 2 && !strcmp(argv[1], "--fork"))
 		return fork_exec(argv + 2);
 	for (i = 0; i < n; i++)

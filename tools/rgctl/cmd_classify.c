@@ -7,11 +7,20 @@
  *
  *	user:NAME|UID      -> GROUP
  *	group:NAME|GID     -> GROUP
+ *	exe:PATTERN        -> GROUP
  *	command:PATTERN    -> GROUP
  *
- * user and group match the effective ids. A command PATTERN (fnmatch(3))
- * with a '/' matches the executable's path (/proc/PID/exe) or argv[0];
- * one without matches comm or the base name of either.
+ * The trust model (docs, "Rules file"): user matches the real or the
+ * effective uid, group any of the process's gids (real, effective, saved,
+ * file system, supplementary), which an unprivileged process cannot shed
+ * (setgroups() needs CAP_SETGID; an unprivileged user namespace denies it).
+ * exe matches the executable's resolved path (/proc/PID/exe), and only if
+ * the file at that path in the classifier's own mount namespace is that
+ * executable (same device and inode): a copy elsewhere or a bind mount in
+ * the user's own mount namespace does not match. command matches what the
+ * process chooses itself (comm, argv[0]): a convenience, never a bound.
+ * A process in a group that no rule names was placed there on purpose
+ * (rgctl move or exec, a members write) and is left there.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -27,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/cn_proc.h>
@@ -35,7 +45,7 @@
 
 #include "rgctl.h"
 
-enum { R_USER, R_GROUP, R_COMMAND };
+enum { R_USER, R_GROUP, R_EXE, R_COMMAND };
 
 struct rule {
 	int kind;
@@ -137,12 +147,19 @@ static int parse_rule(const char *file, int lineno, char *s)
 		if (lookup_id(1, val, &r.id) && parse_id(val, &r.id))
 			return rule_error(file, lineno, "unknown group '%s': %s",
 					  val, strerror(EINVAL));
+	} else if (!strcmp(match, "exe")) {
+		if (val[0] != '/')
+			return rule_error(file, lineno,
+					  "exe:%s: expected an absolute path: %s",
+					  val, strerror(EINVAL));
+		r.kind = R_EXE;
+		r.pattern = xstrdup(val);
 	} else if (!strcmp(match, "command")) {
 		r.kind = R_COMMAND;
 		r.pattern = xstrdup(val);
 	} else {
 		return rule_error(file, lineno,
-				  "'%s': unknown kind (user, group, command): %s",
+				  "'%s': unknown kind (user, group, exe, command): %s",
 				  match, strerror(EINVAL));
 	}
 	if (group_norm(target, r.group, sizeof(r.group))) {
@@ -188,16 +205,57 @@ static int load_rules(const char *file)
 
 /* What the rules look at. */
 struct proc_info {
-	unsigned int euid, egid;
+	unsigned int uid[2];	/* real, effective */
+	unsigned int *gids;	/* real, effective, saved, fs, supplementary */
+	int ngids;
+	dev_t exe_dev;		/* of the executable, by /proc/PID/exe */
+	ino_t exe_ino;
 	char comm[64];
 	char exe[4096];
 	char argv0[4096];
 };
 
+/*
+ * The gids of /proc/PID/status's "Gid:" (four) and "Groups:" lines, into
+ * pi->gids (allocated; freed by put_info()).
+ */
+static int parse_gids(const char *status, struct proc_info *pi)
+{
+	const char *g = strstr(status, "\nGid:");
+	const char *sup = strstr(status, "\nGroups:");
+	unsigned int v[4];
+	char *end;
+
+	if (!g || sscanf(g, "\nGid: %u %u %u %u", &v[0], &v[1], &v[2],
+			 &v[3]) != 4)
+		return -1;
+	pi->gids = xrealloc(NULL, sizeof(v));
+	memcpy(pi->gids, v, sizeof(v));
+	pi->ngids = 4;
+	/* (strtoul skips the blanks, and stops at the next line's name.) */
+	for (g = sup ? sup + 8 : ""; ; g = end) {
+		unsigned long gid = strtoul(g, &end, 10);
+
+		if (end == g)
+			break;
+		pi->gids = xrealloc(pi->gids,
+				    (pi->ngids + 1) * sizeof(*pi->gids));
+		pi->gids[pi->ngids++] = gid;
+	}
+	return 0;
+}
+
+static void put_info(struct proc_info *pi)
+{
+	free(pi->gids);
+	pi->gids = NULL;
+}
+
 static int get_info(pid_t pid, struct proc_info *pi)
 {
-	char path[64], *buf, *p, *s;
+	char path[64], *buf, *p;
 	unsigned long flags = 0;
+	struct stat st;
 	ssize_t n;
 	int i;
 
@@ -220,24 +278,29 @@ static int get_info(pid_t pid, struct proc_info *pi)
 	if (!buf)
 		return -1;
 	p = strstr(buf, "\nUid:");
-	s = strstr(buf, "\nGid:");
-	if (!p || !s ||
-	    sscanf(p, "\nUid: %*u %u", &pi->euid) != 1 ||
-	    sscanf(s, "\nGid: %*u %u", &pi->egid) != 1) {
+	if (!p || sscanf(p, "\nUid: %u %u", &pi->uid[0], &pi->uid[1]) != 2 ||
+	    parse_gids(buf, pi)) {
 		free(buf);
+		put_info(pi);
 		return -1;
 	}
 	free(buf);
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	buf = read_file(path, NULL);
-	if (!buf)
+	if (!buf) {
+		put_info(pi);
 		return -1;
+	}
 	buf[strcspn(buf, "\n")] = '\0';
 	snprintf(pi->comm, sizeof(pi->comm), "%s", buf);
 	free(buf);
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	n = readlink(path, pi->exe, sizeof(pi->exe) - 1);
 	pi->exe[n > 0 ? n : 0] = '\0';
+	if (!stat(path, &st)) {
+		pi->exe_dev = st.st_dev;
+		pi->exe_ino = st.st_ino;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	buf = read_file(path, NULL);
 	if (buf) {
@@ -264,6 +327,30 @@ static int match_command(const char *pat, const struct proc_info *pi)
 	       (pi->argv0[0] && !fnmatch(pat, base(pi->argv0), 0));
 }
 
+/*
+ * The executable's resolved path matches, and the file at that path here
+ * is the executable itself: /proc/PID/exe shows the path in the process's
+ * own mount namespace, where a bind mount may put any file at any path.
+ */
+static int match_exe(const char *pat, const struct proc_info *pi)
+{
+	struct stat st;
+
+	return pi->exe[0] && !fnmatch(pat, pi->exe, FNM_PATHNAME) &&
+	       !stat(pi->exe, &st) && st.st_dev == pi->exe_dev &&
+	       st.st_ino == pi->exe_ino;
+}
+
+static int has_gid(const struct proc_info *pi, unsigned int gid)
+{
+	int i;
+
+	for (i = 0; i < pi->ngids; i++)
+		if (pi->gids[i] == gid)
+			return 1;
+	return 0;
+}
+
 static const struct rule *first_match(const struct proc_info *pi)
 {
 	int i;
@@ -271,12 +358,31 @@ static const struct rule *first_match(const struct proc_info *pi)
 	for (i = 0; i < nrules; i++) {
 		const struct rule *r = &rules[i];
 
-		if ((r->kind == R_USER && r->id == pi->euid) ||
-		    (r->kind == R_GROUP && r->id == pi->egid) ||
+		if ((r->kind == R_USER &&
+		     (r->id == pi->uid[0] || r->id == pi->uid[1])) ||
+		    (r->kind == R_GROUP && has_gid(pi, r->id)) ||
+		    (r->kind == R_EXE && match_exe(r->pattern, pi)) ||
 		    (r->kind == R_COMMAND && match_command(r->pattern, pi)))
 			return r;
 	}
 	return NULL;
+}
+
+/*
+ * Whether the classifier may move a process out of group g: the root
+ * group, or a group a rule names. Any other group was chosen for it on
+ * purpose (rgctl move or exec, a members write), and it stays.
+ */
+static int managed(const char *g)
+{
+	int i;
+
+	if (!strcmp(g, "/"))
+		return 1;
+	for (i = 0; i < nrules; i++)
+		if (!strcmp(rules[i].group, g))
+			return 1;
+	return 0;
 }
 
 /*
@@ -369,20 +475,28 @@ static void classify(pid_t pid, pid_t parent, unsigned long long forked,
 	r = first_match(&pi);
 	if (r) {
 		if (!task_group(pid, pid, cur, sizeof(cur)) &&
-		    strcmp(cur, r->group))
-			move_to(pid, &pi, cur, r->group, r->line, why);
-		return;
+		    strcmp(cur, r->group)) {
+			if (managed(cur))
+				move_to(pid, &pi, cur, r->group, r->line, why);
+			else if (verbose)
+				fprintf(stderr, "%s: classify: %s: pid %d (%s) kept in %s, where it was placed (line %d names %s)\n",
+					prog, why, pid, pi.comm, cur, r->line,
+					r->group);
+		}
+		goto out;
 	}
 	m = moved_slot(parent);
 	if (parent <= 0 || m->pid != parent || forked >= m->at ||
 	    task_group(pid, pid, cur, sizeof(cur)) || strcmp(cur, m->from) ||
 	    task_group(parent, parent, pcur, sizeof(pcur)) ||
 	    strcmp(pcur, m->to))
-		return;
+		goto out;
 	for (r = rules; r < rules + nrules && r->group != m->to; r++)
 		;
 	move_to(pid, &pi, cur, m->to, r < rules + nrules ? r->line : 0,
 		"fork, as its parent");
+out:
+	put_info(&pi);
 }
 
 static void scan(void)
