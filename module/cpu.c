@@ -65,6 +65,7 @@
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/res_groups_version.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/res_group.h>
@@ -718,3 +719,4 @@ MODULE_PARM_DESC(ceiling_failures,
 		 "ceilings the scheduler refused to set since load");
 MODULE_DESCRIPTION("Resource Groups: the CPU controller");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RES_GROUPS_VERSION);

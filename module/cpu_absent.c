@@ -14,6 +14,7 @@
 #include <linux/errno.h>
 #include <linux/init.h>
 #include <linux/module.h>
+#include <linux/res_groups_version.h>
 #include <linux/printk.h>
 
 static int __init rc_absent_init(void)
@@ -26,3 +27,4 @@ module_init(rc_absent_init);
 MODULE_INFO(res_groups_sched, "absent");
 MODULE_DESCRIPTION("Resource Groups: no CPU controller (no task-group hooks in this kernel)");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RES_GROUPS_VERSION);

@@ -49,6 +49,7 @@
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/res_groups_version.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/res_group.h>
@@ -408,3 +409,4 @@ module_init(kmem_init);
 module_exit(kmem_exit);
 MODULE_DESCRIPTION("Resource Groups: the kernel-memory controller");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RES_GROUPS_VERSION);

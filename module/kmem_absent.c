@@ -12,6 +12,7 @@
 #include <linux/errno.h>
 #include <linux/init.h>
 #include <linux/module.h>
+#include <linux/res_groups_version.h>
 #include <linux/printk.h>
 
 static int __init km_absent_init(void)
@@ -24,3 +25,4 @@ module_init(km_absent_init);
 MODULE_INFO(res_groups_kmem, "absent");
 MODULE_DESCRIPTION("Resource Groups: no kmem controller (no kernel-memory hooks in this kernel)");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RES_GROUPS_VERSION);

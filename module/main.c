@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/res_groups_version.h>
 
 #include "rg.h"
 
@@ -48,3 +49,4 @@ module_init(rg_init);
 module_exit(rg_exit);
 MODULE_DESCRIPTION("Resource Groups: task groups with resource shares");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RES_GROUPS_VERSION);

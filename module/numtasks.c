@@ -61,6 +61,7 @@
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/res_groups_version.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/res_group.h>
@@ -756,3 +757,4 @@ module_init(numtasks_init);
 module_exit(numtasks_exit);
 MODULE_DESCRIPTION("Resource Groups: the numtasks controller");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RES_GROUPS_VERSION);

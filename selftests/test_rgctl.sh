@@ -226,9 +226,9 @@ put() {
 
 echo "TAP version 13"
 # The plan comes first, counted by hand: one for each check, result,
-# expect and bad below (151). A check that is not reached (an early
+# expect and bad below (162). A check that is not reached (an early
 # exit, a branch that skips it) makes the runner's count fail.
-plan=159
+plan=162
 echo "1..$plan"
 . "$top/selftests/leftovers.sh"
 clean_leftovers $BB
@@ -256,6 +256,23 @@ expect usage_unknown_command 2 "unknown command 'frob'" $R frob
 expect usage_create_no_group 2 "usage" $R create
 expect usage_ls_bad_option 2 "usage" $R ls -x
 expect usage_set_no_shares 2 "usage" $R set /
+# Versions: every module's MODULE_VERSION is rgctl's; one loaded from
+# another version is warned of, once, and rgctl works on.
+v=$($R --version)
+mv1=$(cat /sys/module/res_groups/version /sys/module/rg_numtasks/version 2>&1 | tr '\n' ' ')
+[ "$v" = "rgctl ${mv1%% *}; res_groups module: ${mv1%% *}" ] && [ "$mv1" = "${mv1%% *} ${mv1%% *} " ]
+result version_modules_and_rgctl_agree $? "rgctl --version: '$v'; modules: '$mv1'"
+$BB mkdir -p "$tmp/sysmod/res_groups"
+echo 0.0.1 > "$tmp/sysmod/res_groups/version"
+RGCTL_SYS_MODULE=$tmp/sysmod $R ls / > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc = 0 ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+	has "$tmp/err" "warning: rgctl ${mv1%% *}, but res_groups 0.0.1 is loaded"
+result version_mismatch_warned_once_and_works $? "exit $rc" "$tmp/err"
+$BB rm "$tmp/sysmod/res_groups/version"
+RGCTL_SYS_MODULE=$tmp/sysmod $R --version > "$tmp/out" 2> "$tmp/err"
+has "$tmp/out" "res_groups module: from before 0.3.0$" && [ ! -s "$tmp/err" ]
+result version_of_modules_before_0_3_0 $? "" "$tmp/out"
 
 echo "# at $SECONDS s"
 ### create
