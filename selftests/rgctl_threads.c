@@ -13,6 +13,10 @@
  *	effective and saved gid, then uid (the order setpriv uses), then
  *	sleeps until killed.
  *
+ *   rgctl_threads --ruid UID
+ *	Sets the real uid to UID, keeping the effective and saved uid (as a
+ *	set-user-ID-root program run by UID), then sleeps until killed.
+ *
  *   rgctl_threads --fork PROG [ARGS...]
  *	Forks at once; the child executes PROG, the parent prints the
  *	child's pid and sleeps until killed.
@@ -70,6 +74,16 @@ static int run_as(const char *u, const char *g, const char *supp)
 		pause();
 }
 
+static int run_ruid(const char *u)
+{
+	if (setresuid(strtoul(u, NULL, 10), -1, -1)) {
+		perror("rgctl_threads --ruid");
+		return 1;
+	}
+	for (;;)
+		pause();
+}
+
 static int fork_exec(char **argv)
 {
 	pid_t pid = fork();
@@ -96,6 +110,8 @@ int main(int argc, char **argv)
 
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--as"))
 		return run_as(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
+	if (argc == 3 && !strcmp(argv[1], "--ruid"))
+		return run_ruid(argv[2]);
 	if (argc > 2 && !strcmp(argv[1], "--fork"))
 		return fork_exec(argv + 2);
 	for (i = 0; i < n; i++)

@@ -226,9 +226,9 @@ put() {
 
 echo "TAP version 13"
 # The plan comes first, counted by hand: one for each check, result,
-# expect and bad below (162). A check that is not reached (an early
+# expect and bad below (163). A check that is not reached (an early
 # exit, a branch that skips it) makes the runner's count fail.
-plan=162
+plan=163
 echo "1..$plan"
 . "$top/selftests/leftovers.sh"
 clean_leftovers $BB
@@ -821,9 +821,10 @@ has "$tmp/err" 'badrules:3:' && has "$tmp/err" 'badrules:4:'
 result classify_bad_rules_every_line $? "" "$tmp/err"
 expect classify_usage 2 "usage" $R classify
 # The trust model: an exe rule matches the executable itself (not a copy
-# of it elsewhere, nor another file bound over its path in a mount
-# namespace of the user's); group matches a supplementary gid too (newgrp
-# cannot shed it); a process placed in a group no rule names stays there.
+# of it run with its path as argv[0], nor another file bound over its path
+# in a mount namespace of the user's); group matches a supplementary gid
+# too (newgrp cannot shed it), user the real uid too (a set-user-ID
+# program); a process placed in a group no rule names stays there.
 $R create ce && $R create placed
 $BB mkdir "$tmp/exe" "$tmp/copy"
 $BB cp "$H" "$tmp/exe/exeprobe" && $BB cp "$H" "$tmp/copy/exeprobe"
@@ -840,7 +841,7 @@ wait_line "$tmp/clog2" listening
 check classify_trust_starts has "$tmp/clog2" 'listening \(4 rules\)'
 "$tmp/exe/exeprobe" --as 0 0 &
 q1=$!
-"$tmp/copy/exeprobe" --as 0 0 &
+bash -c 'exec -a "$0" "$1" --as 0 0' "$tmp/exe/exeprobe" "$tmp/copy/exeprobe" &
 q2=$!
 unshare -m sh -c "mount --bind $tmp/copy/exeprobe $tmp/exe/exeprobe && exec $tmp/exe/exeprobe --as 0 0" &
 q3=$!
@@ -850,12 +851,23 @@ $R exec placed -- "$H" --as 1 1 &	# daemon, placed by hand
 q5=$!
 $R exec cc -- "$H" --as 1 1 &	# daemon, placed in a rule's group
 q6=$!
-pids+=($q1 $q2 $q3 $q4 $q5 $q6)
+"$H" --ruid 1 &	# real uid daemon, effective root
+q7=$!
+pids+=($q1 $q2 $q3 $q4 $q5 $q6 $q7)
 check classify_exe_rule lands $q1 /ce comm exeprobe
 check classify_group_supplementary_gid lands $q4 /cu2 uid 33
 check classify_moves_out_of_a_rule_named_group lands $q6 /cu1 uid 1
+for ((i = 0; i < 300; i++)); do
+	group_of $q7
+	[ "$G" = /cu1 ] && break
+	nap 0.05
+done
+x=$($BB awk '/^Uid:/ { print $2, $3 }' /proc/$q7/status)
+[ "$G" = /cu1 ] && [ "$x" = "1 0" ]
+result classify_user_real_uid $? "real and effective uid '$x', in '$G'" "$tmp/clog2"
 lands $q2 / comm exeprobe > /dev/null
 lands $q5 /placed uid 1 > /dev/null
+wait_line "$tmp/clog2" "pid $q5 (rgctl_threads) kept in /placed"
 for ((i = 0; i < 300; i++)); do
 	line=
 	{ read -r line < /proc/$q3/comm; } 2>/dev/null
@@ -870,7 +882,7 @@ group_of $q2
 g2=$G
 group_of $q3
 [ "$g2" = / ] && [ "$G" = / ]
-result classify_exe_copy_or_bind_mount_not_matched $? "copy in '$g2', bind-mounted in '$G'" "$tmp/clog2"
+result classify_exe_copy_or_bind_mount_not_matched $? "copy with the path as argv[0] in '$g2', bind-mounted in '$G'" "$tmp/clog2"
 group_of $q5
 [ "$G" = /placed ]
 result classify_keeps_an_explicit_placement $? "daemon placed in /placed is in '$G'" "$tmp/clog2"
@@ -878,7 +890,7 @@ kill -TERM $cl
 wait $cl
 printf 'exe:exeprobe -> ce\n' > "$tmp/badrules2"
 expect classify_exe_needs_an_absolute_path 1 "badrules2:1: exe:exeprobe: expected an absolute path" $R classify "$tmp/badrules2"
-for p in $q1 $q2 $q3 $q4 $q5 $q6; do kill -9 $p 2>/dev/null; done
+for p in $q1 $q2 $q3 $q4 $q5 $q6 $q7; do kill -9 $p 2>/dev/null; done
 wait 2>/dev/null
 $R rm ce && $R rm placed
 for p in $early $early2 $p1 $p3 $p4 $p5 $p6 $p7 $pf $pc; do kill -9 $p 2>/dev/null; done

@@ -223,6 +223,7 @@ static int parse_gids(const char *status, struct proc_info *pi)
 {
 	const char *g = strstr(status, "\nGid:");
 	const char *sup = strstr(status, "\nGroups:");
+	const char *eol;
 	unsigned int v[4];
 	char *end;
 
@@ -232,11 +233,13 @@ static int parse_gids(const char *status, struct proc_info *pi)
 	pi->gids = xrealloc(NULL, sizeof(v));
 	memcpy(pi->gids, v, sizeof(v));
 	pi->ngids = 4;
-	/* (strtoul skips the blanks, and stops at the next line's name.) */
-	for (g = sup ? sup + 8 : ""; ; g = end) {
+	if (!sup)
+		return 0;
+	eol = strchr(sup + 1, '\n');
+	for (g = sup + 8; ; g = end) {
 		unsigned long gid = strtoul(g, &end, 10);
 
-		if (end == g)
+		if (end == g || (eol && end > eol))
 			break;
 		pi->gids = xrealloc(pi->gids,
 				    (pi->ngids + 1) * sizeof(*pi->gids));
