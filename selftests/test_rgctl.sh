@@ -855,7 +855,8 @@ q6=$!
 q7=$!
 pids+=($q1 $q2 $q3 $q4 $q5 $q6 $q7)
 check classify_exe_rule lands $q1 /ce comm exeprobe
-check classify_group_supplementary_gid lands $q4 /cu2 uid 33
+lands $q4 /cu2 uid 33
+result classify_group_supplementary_gid $? "" "$tmp/clog2"
 check classify_moves_out_of_a_rule_named_group lands $q6 /cu1 uid 1
 for ((i = 0; i < 300; i++)); do
 	group_of $q7
@@ -891,7 +892,7 @@ wait $cl
 printf 'exe:exeprobe -> ce\n' > "$tmp/badrules2"
 expect classify_exe_needs_an_absolute_path 1 "badrules2:1: exe:exeprobe: expected an absolute path" $R classify "$tmp/badrules2"
 for p in $q1 $q2 $q3 $q4 $q5 $q6 $q7; do kill -9 $p 2>/dev/null; done
-wait 2>/dev/null
+wait $q1 $q2 $q3 $q4 $q5 $q6 $q7 2>/dev/null
 $R rm ce && $R rm placed
 for p in $early $early2 $p1 $p3 $p4 $p5 $p6 $p7 $pf $pc; do kill -9 $p 2>/dev/null; done
 wait 2>/dev/null
