@@ -36,7 +36,8 @@
  *
  * rc_ctl.precedes_cgroup: moves into non-root groups by writers without
  * CAP_SYS_RESOURCE need a ceiling of ours on the group or an ancestor
- * below the root (the framework checks it; docs, "Delegation").
+ * below the root that the writer cannot change, and such writers may not
+ * lift it over those tasks (the framework checks it; docs, "Delegation").
  *
  * Locking: rc_mutex protects the tree (parent, children, sibling, the
  * guaranteed lists and counts), the task groups' weights and the stats

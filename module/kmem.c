@@ -18,10 +18,13 @@
  * G and each ancestor with a cmpxchg that never takes it past the bound
  * (the barrier; the limit for a user page fault), and takes its raises
  * back if a level above refuses: concurrent charges never pass a bound.
- * A refusal in a user fault kills the process (the kernel's
+ * A refusal of a user fault's charge that must not fail lightly (a page
+ * table: km_fault_charge()) kills the process (the kernel's
  * pagefault_out_of_memory() sends the SIGKILL and calls km_killed()),
  * unless it is the system's init, which SIGKILL cannot kill: then the
- * charge is forced, as __GFP_NOFAIL's.
+ * charge is forced, as __GFP_NOFAIL's. The hooks mark the fault for that
+ * (task_struct::res_kmem_oom) and clear the mark only when the next fault
+ * begins, so no other charge may set it.
  * Bounds are worked out under km_mutex and published one word each, so
  * the charge path sees a level's old or new bound, never a mix.
  *
@@ -202,16 +205,31 @@ static void km_mark(atomic_long_t *m, long v, bool up)
 }
 
 /*
+ * Is this a charge of a user page fault that must not fail lightly (a
+ * page table, an anon_vma: their failure fails the fault)? One that may
+ * block and that neither __GFP_NORETRY nor __GFP_RETRY_MAYFAIL lets
+ * fail, as memcg's own OOM handling tells them apart. An opportunistic
+ * charge of a fault (readahead's page cache nodes) is an ordinary one:
+ * the fault goes on without it.
+ */
+static bool km_fault_charge(gfp_t gfp)
+{
+	return current->in_user_fault && gfpflags_allow_blocking(gfp) &&
+	       !(gfp & (__GFP_NORETRY | __GFP_RETRY_MAYFAIL));
+}
+
+/*
  * Charge @nr pages to @o's group and its ancestors; task context. A level
- * would go past its barrier (its limit in a user page fault): refuse, and
- * count it in the group. __GFP_NOFAIL charges, and those of a user fault
- * of the system's init (SIGKILL cannot kill it, and its fault would be
- * retried for ever), are forced (and count if they went past a bound).
+ * would go past its barrier (its limit, for a charge of a user page fault
+ * that must not fail lightly): refuse, and count it in the group.
+ * __GFP_NOFAIL charges, and those faults' charges of the system's init
+ * (SIGKILL cannot kill it, and its fault would be retried for ever), are
+ * forced (and count if they went past a bound).
  */
 static int km_charge(struct res_kmem_owner *o, gfp_t gfp, unsigned int nr)
 {
 	struct km_group *g = container_of(o, struct km_group, owner), *c, *u;
-	bool fault = current->in_user_fault;
+	bool fault = km_fault_charge(gfp);
 	bool nofail = (gfp & __GFP_NOFAIL) || (fault && is_global_init(current));
 	bool over = false;
 	long old, bound;
@@ -237,7 +255,10 @@ refuse:
 	atomic_long_inc(&g->failcnt);
 	/*
 	 * A refused page table would make the fault fail and be retried for
-	 * ever: pagefault_out_of_memory() kills the process instead.
+	 * ever: pagefault_out_of_memory() kills the process instead. The mark
+	 * lasts until the fault ends: only such a charge may set it, never
+	 * one whose refusal the fault survives (a VM_FAULT_OOM of its own,
+	 * later in the same fault, would kill the process).
 	 */
 	if (fault)
 		current->res_kmem_oom = 1;

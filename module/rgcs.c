@@ -14,9 +14,11 @@
  * held) waits for the forks that pinned its group (tasks.c), then takes
  * rg_mutex: so nothing here takes a VFS lock while
  * holding rg_mutex, and the permission checks that look files up
- * (members of a common ancestor, a parent's cap files, a parent's shares
- * for a guarantee or ceiling of a controller that precedes cgroup) only
- * try the directory's lock (rgcs_may_write()), with rg_mutex dropped.
+ * (members of a common ancestor, a parent's cap files, the shares of a
+ * group's parent and ancestors for the ceiling rule) only try the
+ * directory's lock (rgcs_may_write()), with rg_mutex dropped. The
+ * writes to shares, members and the caps are judged with the opener's
+ * credentials (ca_opener_cred).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -148,26 +150,151 @@ static int rgcs_shares_parse(char *str, struct res_controller **ctl,
 static int rgcs_may_write_parent(struct res_group *grp, const char *name);
 
 /*
- * The ceiling rule (docs, "Delegation"): a writer without
- * CAP_SYS_RESOURCE changes the guarantee or the ceiling of a controller
- * that takes precedence over cgroup only if he may also write the
- * parent's shares, as cgroup v2's cpu.max belongs to the parent's owner:
- * a delegated user cannot lift the ceiling of the top of his subtree,
- * which his moves into it were allowed under.
+ * The ceiling rule (docs/res_groups.rst, "Delegation"), for controllers
+ * that take precedence over cgroup. A writer without CAP_SYS_RESOURCE
+ * changes the guarantee or the ceiling of a group only if he may also
+ * write the parent's shares, as cgroup v2's cpu.max belongs to the
+ * parent's owner. So a ceiling on a group whose parent's shares the
+ * writer may write is one he can lift: it does not count for him. For
+ * his moves into a non-root group, for each such controller, a ceiling
+ * must hold that he cannot change (rgcs_under_ceilings()); and he may
+ * not lift a ceiling (raise or remove a max_shares, lower a divisor
+ * below a child's) over a task that would be left without one
+ * (rgcs_lift_refused()).
+ *
+ * rgcs_changeable() finds the ceilings the writer may change: bit d of
+ * the mask for the group at depth d on the way from @grp up to the root's
+ * children, set if the writer may write its parent's shares. It looks
+ * files up (rgcs_may_write()): not under rg_mutex. @grp is pinned by the
+ * caller (the store() of one of its files), and with it its ancestors.
+ */
+static int rgcs_changeable(struct res_group *grp, unsigned long *mask)
+{
+	struct res_group *g;
+	int ret;
+
+	*mask = 0;
+	for (g = grp; g->parent; g = g->parent) {
+		ret = rgcs_may_write_parent(g, "shares");
+		if (!ret)
+			*mask |= BIT(g->depth);
+		else if (ret != -EPERM)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Has @g or an ancestor below the root a ceiling of @ctl that the writer
+ * cannot change (its bit clear in @changeable)? Caller holds rg_mutex.
+ */
+static bool rgcs_fixed_ceiling(struct res_group *g,
+			       const struct res_controller *ctl,
+			       unsigned long changeable)
+{
+	const struct res_shares *s;
+
+	for (; g != &rg_root; g = g->parent) {
+		s = g->shares[ctl->id];
+		if (s && s->max_shares >= 0 && !(changeable & BIT(g->depth)))
+			return true;
+	}
+	return false;
+}
+
+/* The group after @pos in a pre-order walk of @top's subtree, or NULL. */
+static struct res_group *rgcs_next_below(struct res_group *pos,
+					 struct res_group *top)
+{
+	if (!list_empty(&pos->children))
+		return list_first_entry(&pos->children, struct res_group,
+					sibling);
+	for (; pos != top; pos = pos->parent)
+		if (!list_is_last(&pos->sibling, &pos->parent->children))
+			return list_next_entry(pos, sibling);
+	return NULL;
+}
+
+/*
+ * Does @top's subtree hold a task, or a fork whose child is to join it?
+ * Caller holds rg_mutex: no move into it and no new group meanwhile, and
+ * only its own tasks can fork into it.
+ */
+static bool rgcs_populated(struct res_group *top)
+{
+	struct res_group *g;
+	bool busy;
+
+	for (g = top; g; g = rgcs_next_below(g, top)) {
+		spin_lock(&g->lock);
+		busy = g->nr_tasks || atomic_read(&g->forking);
+		spin_unlock(&g->lock);
+		if (busy)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Would a write of @ctl's shares of @grp from @s to @f lift a ceiling
+ * over a task that would then have no ceiling the writer cannot change?
+ * A raised or removed max_shares lifts @grp's for the tasks of its
+ * subtree, left with its ancestors'; a lowered divisor lifts those of
+ * @grp's children that have one (above 0), left with @grp's and its
+ * ancestors'. Ceilings below the group that is lifted do not count.
  * Caller holds rg_mutex.
  */
+static bool rgcs_lift_refused(struct res_group *grp,
+			      const struct res_controller *ctl,
+			      const struct res_shares *s,
+			      const struct res_shares *f,
+			      unsigned long changeable)
+{
+	const struct res_shares *cs;
+	struct res_group *c;
+
+	if (grp->parent && s->max_shares >= 0 &&
+	    (f->max_shares == RES_SHARES_DONT_CARE ||
+	     f->max_shares > s->max_shares) &&
+	    !rgcs_fixed_ceiling(grp->parent, ctl, changeable) &&
+	    rgcs_populated(grp))
+		return true;
+	if (f->child_shares_divisor >= s->child_shares_divisor ||
+	    s->children_max <= 0 || rgcs_fixed_ceiling(grp, ctl, changeable))
+		return false;
+	list_for_each_entry(c, &grp->children, sibling) {
+		cs = c->shares[ctl->id];
+		if (cs && cs->max_shares > 0 && rgcs_populated(c))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is the ceiling rule to be checked for this write (before anything is
+ * known of the values it changes)? Any field of such a controller, from
+ * a writer without CAP_SYS_RESOURCE (the opener's credentials).
+ */
+static bool rgcs_shares_ruled(const struct res_controller *ctl,
+			      const struct res_shares *req)
+{
+	return ctl->precedes_cgroup &&
+	       (req->min_shares != RES_SHARES_UNCHANGED ||
+		req->max_shares != RES_SHARES_UNCHANGED ||
+		req->child_shares_divisor != RES_SHARES_UNCHANGED) &&
+	       !capable(CAP_SYS_RESOURCE);
+}
+
+/* Does the write change @grp's guarantee or ceiling (not the root's)? */
 static bool rgcs_shares_need_parent(struct res_group *grp,
-				    struct res_controller *ctl,
 				    const struct res_shares *s,
 				    const struct res_shares *req)
 {
-	bool change = (req->min_shares != RES_SHARES_UNCHANGED &&
-		       req->min_shares != s->min_shares) ||
-		      (req->max_shares != RES_SHARES_UNCHANGED &&
-		       req->max_shares != s->max_shares);
-
-	return ctl->precedes_cgroup && grp->parent && change &&
-	       !capable(CAP_SYS_RESOURCE);
+	return grp->parent &&
+	       ((req->min_shares != RES_SHARES_UNCHANGED &&
+		 req->min_shares != s->min_shares) ||
+		(req->max_shares != RES_SHARES_UNCHANGED &&
+		 req->max_shares != s->max_shares));
 }
 
 static ssize_t rgcs_shares_store(struct config_item *item, const char *page,
@@ -176,7 +303,8 @@ static ssize_t rgcs_shares_store(struct config_item *item, const char *page,
 	struct res_group *grp = to_rg(item);
 	struct res_shares req, f, *s, *parent;
 	struct res_controller *ctl;
-	bool max_changed, checked = false;
+	bool max_changed, ruled = false;
+	unsigned long changeable = 0;
 	char *str;
 	int ret;
 
@@ -192,20 +320,28 @@ again:
 	ret = -EINVAL;
 	if (!s)
 		goto out;
-	/* The check takes VFS locks: not under rg_mutex (see the top). */
-	if (!checked && rgcs_shares_need_parent(grp, ctl, s, &req)) {
+	/* The checks take VFS locks: not under rg_mutex (see the top). */
+	if (!ruled && rgcs_shares_ruled(ctl, &req)) {
 		mutex_unlock(&rg_mutex);
 		kfree(str);
-		ret = rgcs_may_write_parent(grp, "shares");
+		ret = rgcs_changeable(grp, &changeable);
 		if (ret)
 			return ret;
-		checked = true;
+		ruled = true;
 		goto again;
 	}
+	ret = -EPERM;
+	if (ruled && rgcs_shares_need_parent(grp, s, &req) &&
+	    !(changeable & BIT(grp->depth)))
+		goto out;
 	parent = grp->parent ? grp->parent->shares[ctl->id] : NULL;
 	ret = rg_shares_check(s, &req, parent, &f);
 	if (ret)
 		goto out;
+	if (ruled && rgcs_lift_refused(grp, ctl, s, &f, changeable)) {
+		ret = -EPERM;
+		goto out;
+	}
 	max_changed = f.max_shares != s->max_shares;
 	rg_shares_commit(s, &f, parent);
 	if (max_changed && grp->parent)
@@ -287,48 +423,73 @@ static bool rgcs_may_move(struct task_struct *tsk)
 	return same_uid;
 }
 
-/*
- * The ceiling rule (docs/res_groups.rst, "Delegation"): a move into a
- * non-root group takes the task out of cgroup's control of every resource
- * whose controller takes precedence over cgroup. A writer without
- * CAP_SYS_RESOURCE may do that only if, for each such controller now
- * registered, @to or an ancestor below the root has a ceiling. Caller
- * holds rg_mutex, as every shares write and (un)registration does: the
- * ceiling seen is the one in force when the task moves.
- */
-static bool rgcs_under_ceilings(struct res_group *to)
+/* Is a controller that takes precedence over cgroup registered? */
+static bool rgcs_any_precedes(void)
 {
 	struct res_controller *ctl;
-	struct res_shares *s;
-	struct res_group *g;
+
+	lockdep_assert_held(&rg_mutex);
+	list_for_each_entry(ctl, &rg_controllers, list)
+		if (ctl->precedes_cgroup)
+			return true;
+	return false;
+}
+
+/*
+ * The ceiling rule for a move (see rgcs_changeable()): a move into a
+ * non-root group takes the task out of cgroup's control of every
+ * resource whose controller takes precedence over cgroup. A writer
+ * without CAP_SYS_RESOURCE may do that only if, for each such controller
+ * now registered, @to or an ancestor below the root has a ceiling that he
+ * cannot change (none of @changeable's). Caller holds rg_mutex, as every
+ * shares write and (un)registration does: the ceiling seen is the one in
+ * force when the task moves.
+ */
+static bool rgcs_under_ceilings(struct res_group *to, unsigned long changeable)
+{
+	struct res_controller *ctl;
 
 	lockdep_assert_held(&rg_mutex);
 	if (to == &rg_root)
 		return true;
-	list_for_each_entry(ctl, &rg_controllers, list) {
-		if (!ctl->precedes_cgroup)
-			continue;
-		for (g = to; g != &rg_root; g = g->parent) {
-			s = g->shares[ctl->id];
-			if (s && s->max_shares >= 0)
-				break;
-		}
-		if (g == &rg_root)
+	list_for_each_entry(ctl, &rg_controllers, list)
+		if (ctl->precedes_cgroup &&
+		    !rgcs_fixed_ceiling(to, ctl, changeable))
 			return false;
-	}
 	return true;
 }
 
 /*
+ * For a move into @to by a writer without CAP_SYS_RESOURCE: the ceilings
+ * on @to's path that he may change, looked up (without rg_mutex) only if
+ * a controller that takes precedence over cgroup is registered; if none
+ * is, all of them (so that, should one register meanwhile, no ceiling
+ * counts and the move is refused).
+ */
+static int rgcs_move_changeable(struct res_group *to, unsigned long *mask)
+{
+	bool any;
+
+	*mask = ~0UL;
+	if (to == &rg_root)
+		return 0;
+	mutex_lock(&rg_mutex);
+	any = rgcs_any_precedes();
+	mutex_unlock(&rg_mutex);
+	return any ? rgcs_changeable(to, mask) : 0;
+}
+
+/*
  * rg_task_move() for a write to members; @ceiling: the writer lacks
- * CAP_SYS_RESOURCE, apply the ceiling rule (not to a task already in @to:
- * that move changes nothing). Caller holds rg_mutex.
+ * CAP_SYS_RESOURCE, apply the ceiling rule with the ceilings he may
+ * change, @changeable (not to a task already in @to: that move changes
+ * nothing). Caller holds rg_mutex.
  */
 static int rgcs_task_move(struct task_struct *tsk, struct res_group *to,
-			  bool ceiling)
+			  bool ceiling, unsigned long changeable)
 {
 	if (ceiling && rcu_access_pointer(tsk->res_group) != to &&
-	    !rgcs_under_ceilings(to))
+	    !rgcs_under_ceilings(to, changeable))
 		return -EPERM;
 	return rg_task_move(tsk, to);
 }
@@ -407,7 +568,7 @@ static int rgcs_may_write_parent(struct res_group *grp, const char *name)
  * changed group meanwhile. Caller holds a reference to @tsk.
  */
 static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to,
-			       bool ceiling)
+			       unsigned long changeable)
 {
 	struct res_group *from, *anc;
 	struct dentry *dir;
@@ -438,7 +599,7 @@ static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to,
 
 		mutex_lock(&rg_mutex);
 		if (rcu_access_pointer(tsk->res_group) == from) {
-			ret = rgcs_task_move(tsk, to, ceiling);
+			ret = rgcs_task_move(tsk, to, true, changeable);
 			mutex_unlock(&rg_mutex);
 			return ret;
 		}
@@ -446,6 +607,30 @@ static int rgcs_move_delegated(struct task_struct *tsk, struct res_group *to,
 	}
 	/* Moved by others all the while: as if they had come later. */
 	return -EBUSY;
+}
+
+/*
+ * Move @tsk to @to for a writer allowed to move it at all (privileged:
+ * with CAP_SYS_NICE or CAP_SYS_RESOURCE, else by the delegation rule),
+ * applying the ceiling rule unless @sys_resource.
+ */
+static int rgcs_move(struct task_struct *tsk, struct res_group *to,
+		     bool sys_resource, bool privileged)
+{
+	unsigned long changeable = 0;
+	int ret;
+
+	if (!sys_resource) {
+		ret = rgcs_move_changeable(to, &changeable);
+		if (ret)
+			return ret;
+	}
+	if (!privileged)
+		return rgcs_move_delegated(tsk, to, changeable);
+	mutex_lock(&rg_mutex);
+	ret = rgcs_task_move(tsk, to, !sys_resource, changeable);
+	mutex_unlock(&rg_mutex);
+	return ret;
 }
 
 static ssize_t rgcs_members_store(struct config_item *item, const char *page,
@@ -478,19 +663,14 @@ static ssize_t rgcs_members_store(struct config_item *item, const char *page,
 	 */
 	sys_resource = capable(CAP_SYS_RESOURCE);
 	privileged = sys_resource || capable(CAP_SYS_NICE);
-	if (tsk->flags & PF_EXITING) {
+	if (tsk->flags & PF_EXITING)
 		ret = -ESRCH;
-	} else if (tsk->flags & PF_KTHREAD) {
+	else if (tsk->flags & PF_KTHREAD)
 		ret = -EINVAL;
-	} else if (privileged) {
-		mutex_lock(&rg_mutex);
-		ret = rgcs_task_move(tsk, to_rg(item), !sys_resource);
-		mutex_unlock(&rg_mutex);
-	} else if (!rgcs_may_move(tsk)) {
+	else if (!privileged && !rgcs_may_move(tsk))
 		ret = -EPERM;
-	} else {
-		ret = rgcs_move_delegated(tsk, to_rg(item), true);
-	}
+	else
+		ret = rgcs_move(tsk, to_rg(item), sys_resource, privileged);
 	put_task_struct(tsk);
 	return ret ?: count;
 }
@@ -577,7 +757,19 @@ static ssize_t rgcs_max_depth_store(struct config_item *item,
 	return rgcs_cap_store(grp, &grp->max_depth, "max_depth", page, count);
 }
 
-CONFIGFS_ATTR(rgcs_, shares);
+/*
+ * A write's ceiling rule is judged by whoever opened the file (the
+ * capability, the permission on the parent's shares): a descriptor handed
+ * to a privileged program grants nothing its opener did not have.
+ */
+static struct configfs_attribute rgcs_attr_shares = {
+	.ca_name	= "shares",
+	.ca_mode	= 0644,
+	.ca_owner	= THIS_MODULE,
+	.show		= rgcs_shares_show,
+	.store		= rgcs_shares_store,
+	.ca_opener_cred	= true,
+};
 
 /* CONFIGFS_ATTR() has no ->read: spelled out. */
 static struct configfs_attribute rgcs_attr_stats = {

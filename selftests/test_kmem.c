@@ -58,7 +58,7 @@
 
 enum {
 	CMD_NONE, CMD_PIPES, CMD_FILL, CMD_CLOSE, CMD_TRY, CMD_TOUCH,
-	CMD_READ, CMD_SPAWN, CMD_TOUCH2, CMD_PARAM,
+	CMD_READ, CMD_SPAWN, CMD_TOUCH2, CMD_PARAM, CMD_DEVMAP, CMD_DEVREAD,
 };
 
 /* CMD_PARAM's argument: which parameter of rg_kmem_alloc, and N. */
@@ -92,6 +92,8 @@ static char *wmap;
 static long w_mmaps;
 /* rg_kmem_alloc's nofail and atomic, opened before any limit applies. */
 static int wpar[2] = { -1, -1 };
+/* CMD_DEVMAP's two pages of /dev/rg_kmem_alloc. */
+static volatile char *wdev;
 
 static long futex(int *uaddr, int op, int val)
 {
@@ -164,6 +166,33 @@ static long w_try(long what, int *err)
 		return m == MAP_FAILED ? -1 : 0;
 	}
 	return -1;
+}
+
+/*
+ * Two pages of /dev/rg_kmem_alloc mapped beside a touched page of the big
+ * mapping, in the same 2 MiB (its page table exists: their faults charge
+ * nothing of their own), near its end, where no other command goes.
+ */
+static long w_devmap(int *err)
+{
+	uintptr_t end = (uintptr_t)wmap + (2UL << 30) - (4UL << 20);
+	char *a = (char *)(end & ~((2UL << 20) - 1));
+	void *m;
+	int fd;
+
+	*err = 0;
+	a[0] = 1;
+	fd = open("/dev/rg_kmem_alloc", O_RDONLY);
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	m = mmap(a + PG, 2 * PG, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (m == MAP_FAILED)
+		*err = errno;
+	close(fd);
+	wdev = m == MAP_FAILED ? NULL : m;
+	return m == MAP_FAILED ? -1 : 0;
 }
 
 /*
@@ -263,6 +292,13 @@ static void w_loop(struct ctl *c)
 				c->err = errno;
 			break;
 		}
+		case CMD_DEVMAP:
+			r = w_devmap(&c->err);
+			break;
+		case CMD_DEVREAD:
+			/* A user fault (the first touch of that page). */
+			r = wdev[c->arg * PG];
+			break;
 		}
 		c->ret = r;
 		__atomic_store_n(&c->done, seq, __ATOMIC_RELEASE);
@@ -721,6 +757,69 @@ TEST_F(km, atomic_at_the_barrier_nofail_past_the_limit)
 	EXPECT_EQ(0, km("g", "killcnt"));
 
 	ASSERT_EQ(0, rg_write(ALLOC_PARAM "free", "1"));
+	EXPECT_GE(BARRIER, km("g", "held"));
+}
+
+static long refused(void)
+{
+	char buf[32];
+
+	return rg_read(ALLOC_PARAM "refused", buf, sizeof(buf)) > 0 ?
+		atol(buf) : -1;
+}
+
+/*
+ * Only a charge that must not fail lightly kills a faulting process when
+ * refused, and only such a charge may go past the barrier. A fault that
+ * tries an opportunistic allocation (__GFP_NORETRY, as readahead does),
+ * refused at the limit, then fails for a reason of its own
+ * (VM_FAULT_OOM) is retried, not killed; an opportunistic charge of a
+ * fault stops at the barrier. (Before the fix the refusal marked the
+ * whole fault, and its VM_FAULT_OOM killed the process.)
+ */
+TEST_F(km, an_opportunistic_charge_in_a_fault_kills_nothing)
+{
+	struct worker *w = &self->w[0];
+	long f0;
+	int err, st;
+
+	ASSERT_EQ(0, rg_insmod(ALLOC_KO, NULL));
+	ASSERT_EQ(0, worker_start(w, "g"));
+	ASSERT_EQ(0, worker_do(w, CMD_DEVMAP, 0, &err))
+		TH_LOG("mapping /dev/rg_kmem_alloc: %s", strerror(err));
+	ASSERT_EQ(0, fill_to_barrier(w));
+	/* Past the limit: every charge but a forced one is refused. */
+	worker_do(w, CMD_PARAM, PARAM_ARG(PARAM_NOFAIL, 600), &err);
+	ASSERT_EQ(0, err);
+	ASSERT_LT(LIMIT, km("g", "held"));
+	f0 = km("g", "failcnt");
+
+	ASSERT_EQ(0, rg_write(ALLOC_PARAM "fault_oom", "1"));
+	EXPECT_EQ(0, worker_do(w, CMD_DEVREAD, 0, &err));
+	if (err == -1) {
+		st = worker_reaped(w);
+		TH_LOG("worker status %#x (%s), killcnt %ld", st,
+		       WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit",
+		       km("g", "killcnt"));
+	}
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(1, refused());
+	EXPECT_EQ(f0 + 1, km("g", "failcnt"));
+	EXPECT_EQ(0, km("g", "killcnt"));
+	if (w->pid <= 0)
+		return;
+
+	/* Below the limit, at the barrier: refused there all the same. */
+	ASSERT_EQ(0, rg_write(ALLOC_PARAM "free", "1"));
+	/* (fill_to_barrier() left less than a page below it) */
+	ASSERT_LT(BARRIER - 4 * PG, km("g", "held"));
+	ASSERT_GE(BARRIER, km("g", "held"));
+	ASSERT_EQ(0, rg_write(ALLOC_PARAM "fault_oom", "4"));
+	EXPECT_EQ(0, worker_do(w, CMD_DEVREAD, 1, &err));
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(2, refused());
+	EXPECT_EQ(f0 + 2, km("g", "failcnt"));
+	EXPECT_EQ(0, km("g", "killcnt"));
 	EXPECT_GE(BARRIER, km("g", "held"));
 }
 

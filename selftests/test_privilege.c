@@ -5,8 +5,10 @@
  * CAP_SYS_RESOURCE, or the task's real uid and write access to the
  * members file of the common ancestor of both groups; pids in members are
  * those of the reader's or writer's pid namespace. With rg_cpu.ko, a move
- * without CAP_SYS_RESOURCE needs a ceiling (the ceiling rule). The caps
- * max_descendants and max_depth need the parent's file writable too.
+ * without CAP_SYS_RESOURCE needs a ceiling that the mover cannot change,
+ * and such a writer may not lift it over the tasks it holds (the ceiling
+ * rule). The caps max_descendants and max_depth need the parent's file
+ * writable too. Writes are judged with the opener's credentials.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -604,6 +606,239 @@ TEST_F(priv, ceiling_rule_spared_by_cap_sys_resource_only)
 	ASSERT_EQ(0, rg_set("b", "shares", "res=cpu,max_shares=100"));
 	EXPECT_EQ(0, as_user(CAP_SYS_NICE, move_to_b, self->root_task));
 	EXPECT_TRUE(in_group(self->root_task, "b"));
+}
+
+/*
+ * Run fn(arg) in a child as root (uid 0: it may write every file) with
+ * every capability but cap; its exit status (0: passed).
+ */
+static int as_root_without(int cap, int (*fn)(pid_t), pid_t arg)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (syscall(SYS_capget, &hdr, data))
+			_exit(100);
+		data[cap / 32].effective &= ~(1u << (cap % 32));
+		data[cap / 32].permitted &= ~(1u << (cap % 32));
+		data[cap / 32].inheritable &= ~(1u << (cap % 32));
+		if (syscall(SYS_capset, &hdr, data))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return rg_exit_code(status);
+}
+
+/* A cpu field of a group's shares. */
+static long cpu_share(const char *group, const char *key)
+{
+	return rg_get(group, "shares", "cpu", key);
+}
+
+/*
+ * As USER with CAP_SYS_NICE only, owning d and d/x: a cpu ceiling on d/x
+ * (USER's to set, as USER owns d's shares), then a move of root's task
+ * into d/x. 0: the move refused with EPERM; 1: moved (and USER lifts the
+ * ceiling again: the task is then under no ceiling at all); 2, 3: other.
+ */
+static int ceiling_then_move(pid_t pid)
+{
+	int ret;
+
+	if (rg_set("d/x", "shares", "res=cpu,max_shares=50"))
+		return 2;
+	ret = rg_move("d/x", pid);
+	if (ret == 0) {
+		rg_set("d/x", "shares", "res=cpu,max_shares=-3");
+		return 1;
+	}
+	return ret == -EPERM ? 0 : 3;
+}
+
+/* As USER: d/x's cpu ceiling lifted; 0, 1 EPERM, 2 other. */
+static int lift_dx(pid_t unused)
+{
+	int ret = rg_set("d/x", "shares", "res=cpu,max_shares=-3");
+
+	return ret == 0 ? 0 : ret == -EPERM ? 1 : 2;
+}
+
+/*
+ * The ceiling rule counts only a ceiling the mover cannot change, one on
+ * a group whose parent's shares the mover may not write: a ceiling the
+ * mover set itself, and may lift again, is no ceiling. So USER
+ * (CAP_SYS_NICE, not CAP_SYS_RESOURCE), given d and d/x, cannot take
+ * root's task out of cgroup's cpu control with a ceiling of its own on
+ * d/x; it can once the administrator's ceiling is on d, and may then
+ * lift d/x's, as d's still holds. (Before the fix the move was allowed,
+ * and the lift after it left the task under no ceiling.)
+ */
+TEST_F(priv, a_ceiling_the_mover_may_lift_does_not_count)
+{
+	ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("d"));
+	ASSERT_EQ(0, rg_mkdir("d/x"));
+	chown_group(_metadata, "d");
+	chown_group(_metadata, "d/x");
+	EXPECT_EQ(0, as_user(CAP_SYS_NICE, ceiling_then_move,
+			     self->root_task));
+	EXPECT_TRUE(in_group(self->root_task, "a"));
+	EXPECT_EQ(50, cpu_share("d/x", "max_shares"));
+	/* The administrator's ceiling, on d: USER may not change it. */
+	ASSERT_EQ(0, rg_set("d", "shares", "res=cpu,max_shares=50"));
+	target = "d/x";
+	EXPECT_EQ(0, as_user(CAP_SYS_NICE, move_to_target, self->root_task));
+	EXPECT_TRUE(in_group(self->root_task, "d/x"));
+	EXPECT_EQ(0, as_user(CAP_SYS_NICE, lift_dx, 0));
+	EXPECT_EQ(-3, cpu_share("d/x", "max_shares"));
+}
+
+/* lift_as_root()'s write. */
+static const char *lift_group, *lift_str;
+
+static int write_lift(pid_t unused)
+{
+	int ret = rg_set(lift_group, "shares", lift_str);
+
+	return ret == 0 ? 0 : ret == -EPERM ? 1 : 2;
+}
+
+/* As root without CAP_SYS_RESOURCE: str to group's shares; as write_lift(). */
+static int lift_as_root(const char *group, const char *str)
+{
+	lift_group = group;
+	lift_str = str;
+	return as_root_without(CAP_SYS_RESOURCE, write_lift, 0);
+}
+
+/*
+ * The ceiling rule holds after the move too: a shares write by a writer
+ * without CAP_SYS_RESOURCE that lifts a ceiling (max_shares raised or
+ * DONT_CARE, or the divisor lowered below a child's ceiling) is refused
+ * with EPERM while a task lies below it that would have no ceiling left
+ * that the writer cannot change. Root without CAP_SYS_RESOURCE may
+ * change every ceiling (the files are its own): it may lower d's or d/x's
+ * ceilings, not lift them, while root's task, moved there by USER under
+ * d's ceiling, is in d/x; it may once the task is gone. (Before the fix
+ * every write below was allowed.)
+ */
+TEST_F(priv, a_ceiling_tasks_rely_on_cannot_be_lifted)
+{
+	static const char * const groups[] = { "d", "d/x" };
+	char before[SNAP], after[SNAP];
+
+	ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("d"));
+	ASSERT_EQ(0, rg_mkdir("d/x"));
+	chown_group(_metadata, "d");
+	chown_group(_metadata, "d/x");
+	ASSERT_EQ(0, rg_set("d", "shares", "res=cpu,max_shares=50"));
+	ASSERT_EQ(0, rg_set("d/x", "shares", "res=cpu,max_shares=40"));
+	target = "d/x";
+	ASSERT_EQ(0, as_user(CAP_SYS_NICE, move_to_target, self->root_task));
+	ASSERT_TRUE(in_group(self->root_task, "d/x"));
+
+	ASSERT_EQ(0, rg_snapshot(groups, 2, "shares", before, SNAP));
+	EXPECT_EQ(1, lift_as_root("d", "res=cpu,max_shares=-3"));
+	EXPECT_EQ(1, lift_as_root("d", "res=cpu,max_shares=80"));
+	EXPECT_EQ(1, lift_as_root("d", "res=cpu,child_shares_divisor=50"));
+	EXPECT_EQ(1, lift_as_root("d/x", "res=cpu,max_shares=-3"));
+	EXPECT_EQ(1, lift_as_root("d/x", "res=cpu,max_shares=45"));
+	ASSERT_EQ(0, rg_snapshot(groups, 2, "shares", after, SNAP));
+	EXPECT_STREQ(before, after);
+	EXPECT_TRUE(in_group(self->root_task, "d/x"));
+
+	/* Lowering a ceiling, or raising a divisor, lifts nothing. */
+	EXPECT_EQ(0, lift_as_root("d", "res=cpu,max_shares=30"));
+	EXPECT_EQ(0, lift_as_root("d", "res=cpu,child_shares_divisor=200"));
+	EXPECT_EQ(0, lift_as_root("d/x", "res=cpu,max_shares=20"));
+	EXPECT_EQ(30, cpu_share("d", "max_shares"));
+	EXPECT_EQ(200, cpu_share("d", "child_shares_divisor"));
+	EXPECT_EQ(20, cpu_share("d/x", "max_shares"));
+	/* USER may lift d/x's: d's holds, and USER cannot change it. */
+	EXPECT_EQ(0, as_user(NO_CAP, lift_dx, 0));
+	EXPECT_EQ(-3, cpu_share("d/x", "max_shares"));
+
+	/* No task below d any more: any lift. */
+	ASSERT_EQ(0, rg_move("a", self->root_task));
+	EXPECT_EQ(0, lift_as_root("d", "res=cpu,max_shares=-3"));
+	EXPECT_EQ(-3, cpu_share("d", "max_shares"));
+}
+
+/*
+ * A shares write is judged with the credentials of the file's opener, as
+ * a members write is: USER, who owns d's shares but not the root's,
+ * opens d's shares, becomes root again (a setuid-root program handed the
+ * descriptor, or a root process given it as its stdout) and writes: d's
+ * cpu ceiling may not be lifted. 0: refused with EPERM, as it must be;
+ * 1-3: setup; 4: written.
+ */
+static int setuid_shares_writer(pid_t unused)
+{
+	static const char lift[] = "res=cpu,max_shares=-3";
+	char p[256];
+	int fd, err;
+
+	if (setresgid(USER, USER, 0) || setresuid(USER, USER, 0))
+		return 1;
+	fd = open(rg_path(p, sizeof(p), "d", "shares"), O_WRONLY);
+	if (fd < 0)
+		return 2;
+	if (setresuid(-1, 0, -1) || geteuid() != 0)
+		return 3;
+	err = write(fd, lift, strlen(lift)) == (ssize_t)strlen(lift) ?
+	      0 : errno;
+	close(fd);
+	return err == EPERM ? 0 : 4;
+}
+
+/*
+ * The opener's rights, not the writer's, both ways: opened by USER and
+ * written by root, refused; opened by root and written by USER without
+ * any capability, allowed. (Before the fix, shares used the writer's:
+ * both came out the other way.)
+ */
+TEST_F(priv, shares_writes_are_judged_by_the_opener)
+{
+	static const char lift[] = "res=cpu,max_shares=-3";
+	pid_t child;
+	char p[256];
+	int fd, status;
+
+	ASSERT_EQ(0, rg_insmod("module/rg_cpu.ko", NULL));
+	ASSERT_EQ(0, rg_mkdir("d"));
+	chown_group(_metadata, "d");
+	ASSERT_EQ(0, rg_set("d", "shares", "res=cpu,max_shares=50"));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		_exit(setuid_shares_writer(0));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, rg_exit_code(status));
+	EXPECT_EQ(50, cpu_share("d", "max_shares"));
+
+	ASSERT_EQ(0, rg_set("d", "shares", "res=cpu,max_shares=50"));
+	fd = open(rg_path(p, sizeof(p), "d", "shares"), O_WRONLY);
+	ASSERT_LE(0, fd);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		_exit(become_user(NO_CAP) ? 100 :
+		      write(fd, lift, strlen(lift)) == (ssize_t)strlen(lift) ?
+		      0 : errno);
+	close(fd);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, rg_exit_code(status));
+	EXPECT_EQ(-3, cpu_share("d", "max_shares"));
 }
 
 /*

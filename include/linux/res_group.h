@@ -97,7 +97,8 @@ enum res_group_event {
  *	cgroup's limits. A writer of members without CAP_SYS_RESOURCE
  *	may then move tasks only into a group that has, or has an
  *	ancestor below the root with, a ceiling (max_shares >= 0) of
- *	this controller.
+ *	this controller that the writer cannot change, and may not lift
+ *	such a ceiling over the tasks it holds (docs, "Delegation").
  * @alloc_shares: allocate shares for a group whose parent has @parent
  *	(NULL for the root) (required); may sleep. Return NULL on failure.
  * @free_shares: free what alloc_shares() returned (required); may sleep.
