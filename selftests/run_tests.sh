@@ -3,7 +3,8 @@
 # and ends with "# totals: N passed, N failed, N skipped" counting every
 # test case. A skipped test is not counted as passed. A test binary fails
 # (one more "not ok") if it exits non-zero, is killed, times out, prints
-# "Bail out!", or reports fewer or more results than its "1..N" plan.
+# "Bail out!", reports fewer or more results than its "1..N" plan, or
+# leaves processes behind (rg_run_one kills them and says how many).
 #
 # run_tests.sh --budget TEST...: prints the seconds the run may take at
 # most (the sum of the per-test timeouts, plus the KUnit modules'), so
@@ -141,12 +142,13 @@ failure() {	# failure MESSAGE: one failed test of the runner's own
 # tap_check NAME FILE STATUS: add FILE's results (TAP, no indentation) to
 # the totals; a failure for anything that says the results are incomplete.
 tap_check() {
-	local name=$1 file=$2 status=$3 p f s plan bail n cases res
+	local name=$1 file=$2 status=$3 p f s plan bail left n cases res
 	# One awk (a process costs ~0.2 s in the debug guest): each skip by
 	# name (the harness fails the ones its tier does not expect:
 	# selftests/expected; the kselftest harness names a skipped case only
 	# in its "#  RUN  NAME ..." line: "ok N # SKIP reason"), then a last
-	# line "PASSED SKIPPED FAILED PLAN BAILED" (PLAN "-": none).
+	# line "PASSED SKIPPED FAILED PLAN BAILED LEFT" (PLAN "-": none; LEFT:
+	# the processes rg_run_one killed after it).
 	res=$($BB awk -v f="$name" '
 	/^#  RUN  / { run = $3 }
 	/^ok [0-9]+ / {
@@ -158,9 +160,10 @@ tap_check() {
 	/^not ok [0-9]+ / { fl++ }
 	plan == "" && match($0, /^1\.\.[0-9]+/) { plan = substr($0, 4, RLENGTH - 3) + 0 }
 	/^Bail out!/ { bail = 1 }
-	END { print p + 0, s + 0, fl + 0, (plan == "" ? "-" : plan), bail + 0 }' "$file")
+	$1 == "#" && $2 == f && $3 == "left" && / processes behind: killed$/ { left = $4 }
+	END { print p + 0, s + 0, fl + 0, (plan == "" ? "-" : plan), bail + 0, left + 0 }' "$file")
 	[ "${res%$'\n'*}" = "$res" ] || echo "${res%$'\n'*}"
-	read -r p s f plan bail <<< "${res##*$'\n'}"
+	read -r p s f plan bail left <<< "${res##*$'\n'}"
 	[ "$plan" != - ] || plan=
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	n=$((p + f + s))
@@ -172,6 +175,9 @@ tap_check() {
 		failure "$name exited with status $status"
 	fi
 	[ "$bail" = 0 ] || failure "$name bailed out"
+	# (a test must reap what it started: a process left running may
+	# hold a group, a module or a count that the next file then sees)
+	[ "$left" = 0 ] || failure "$name left $left processes behind (killed)"
 	memo_cases "$name"
 	read -r _ cases <<< "${cases_memo[$name]}"
 	if [ "$cases" = -1 ]; then

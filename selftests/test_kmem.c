@@ -59,6 +59,7 @@
 enum {
 	CMD_NONE, CMD_PIPES, CMD_FILL, CMD_CLOSE, CMD_TRY, CMD_TOUCH,
 	CMD_READ, CMD_SPAWN, CMD_TOUCH2, CMD_PARAM, CMD_DEVMAP, CMD_DEVREAD,
+	CMD_ANON, CMD_CACHE,
 };
 
 /* CMD_PARAM's argument: which parameter of rg_kmem_alloc, and N. */
@@ -94,6 +95,9 @@ static long w_mmaps;
 static int wpar[2] = { -1, -1 };
 /* CMD_DEVMAP's two pages of /dev/rg_kmem_alloc. */
 static volatile char *wdev;
+/* CMD_CACHE's file (a memfd: page cache of shmem) and its length. */
+static int wcache = -1;
+static off_t wcache_len;
 
 static long futex(int *uaddr, int op, int val)
 {
@@ -282,6 +286,28 @@ static void w_loop(struct ctl *c)
 			r = read(wfd[0][0], wmap + (c->arg << 21), PG);
 			if (r < 0)
 				c->err = errno;
+			break;
+		case CMD_ANON:
+			/*
+			 * Pages 1..arg (at most 511) of the first 2 MiB
+			 * region, whose page table exists: user pages only.
+			 */
+			for (r = 0; r < c->arg && r < 511; r++)
+				wmap[(r + 1) * PG] = 1;
+			break;
+		case CMD_CACHE:
+			/* 0: make the file; else write arg pages to it. */
+			if (!c->arg) {
+				wcache = memfd_create("rg_kmem_cache", 0);
+				if (wcache < 0)
+					c->err = errno;
+				break;
+			}
+			for (r = 0; r < c->arg; r++, wcache_len += PG)
+				if (pwrite(wcache, wbuf, PG, wcache_len) != PG) {
+					c->err = errno;
+					break;
+				}
 			break;
 		case CMD_PARAM: {
 			char v[16];
@@ -504,6 +530,22 @@ FIXTURE_TEARDOWN(km)
 	umount2(CG2, MNT_DETACH);
 }
 
+/* The machine's RAM in bytes (MemTotal), or -1. */
+static long long mem_total(void)
+{
+	long long kb = -1;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
 /* Bounds from the shares and the parameters; every bad value refused. */
 TEST_F(km, bounds_and_parameters)
 {
@@ -574,7 +616,10 @@ TEST_F(km, bounds_and_parameters)
 	EXPECT_STREQ("900\n", buf);
 	EXPECT_EQ(km("", "limit") / 1000 * 900 +
 		  km("", "limit") % 1000 * 900 / 1000, km("", "barrier"));
-	EXPECT_LT(0, km("", "limit"));
+	/* The RAM: MemTotal is the kernel's totalram_pages() too. */
+	ASSERT_LT(0, rg_read(TOTAL, buf, sizeof(buf)));
+	EXPECT_EQ(mem_total(), atoll(buf));
+	EXPECT_EQ(mem_total(), km("", "limit"));
 }
 
 /* A pipe page is charged to the writer's group exactly, and given back. */
@@ -890,6 +935,124 @@ TEST_F(km, total_kmem_no_smaller_than_held)
 	snprintf(v, sizeof(v), "%ld", held + 64 * PG);
 	EXPECT_EQ(0, rg_write(TOTAL, v));
 	EXPECT_EQ(held + 64 * PG, km("", "limit"));
+}
+
+/*
+ * Allocations that are not kernel memory charge nothing: a task's own
+ * pages (touched where its page table already is) and the page cache
+ * (a memfd's, written after the file was made), 2 and 4 MiB, raise held
+ * by less than 8 pages (the page cache's xarray nodes are accounted:
+ * 4 MiB of it takes 17 of them, about 10 KiB).
+ */
+TEST_F(km, user_pages_and_page_cache_are_not_charged)
+{
+	struct worker *w = &self->w[0];
+	long h0, h1;
+	int err;
+
+	ASSERT_EQ(0, worker_start(w, "g"));
+	km_quiet("g");
+	h0 = km("g", "held");
+	ASSERT_EQ(511, worker_do(w, CMD_ANON, 511, &err));
+	km_quiet("g");
+	h1 = km("g", "held");
+	EXPECT_GT(h0 + 8 * PG, h1);
+	TH_LOG("held %ld before 511 user pages, %ld after", h0, h1);
+	ASSERT_EQ(0, worker_do(w, CMD_CACHE, 0, &err));
+	ASSERT_EQ(0, err);
+	km_quiet("g");
+	h0 = km("g", "held");
+	ASSERT_EQ(1024, worker_do(w, CMD_CACHE, 1024, &err));
+	ASSERT_EQ(0, err);
+	km_quiet("g");
+	h1 = km("g", "held");
+	EXPECT_GT(h0 + 8 * PG, h1);
+	TH_LOG("held %ld before 1024 pages of page cache, %ld after", h0, h1);
+	EXPECT_EQ(0, km("g", "failcnt"));
+}
+
+/*
+ * A charge refused at an ancestor takes back what it raised below it.
+ * g/a and g/b may each take all of g (8 MiB barriers): with 2 MiB in
+ * g/b, filling g/a is refused at g, far below g/a's own barrier; 16 more
+ * writes are refused there too. Then g holds exactly what its children
+ * hold, the refusals are g/a's (17), and once g/a frees its pipes it is
+ * back within the stocks' slack.
+ */
+TEST_F(km, a_refusal_above_takes_back_the_lower_raises)
+{
+	struct worker *w = self->w;
+	long g = 0, a = 0, b = 0;
+	int err, i;
+
+	ASSERT_EQ(0, rg_mkdir("g/a"));
+	ASSERT_EQ(0, rg_mkdir("g/b"));
+	ASSERT_EQ(0, rg_set("g/a", "shares", "res=kmem,max_shares=100"));
+	ASSERT_EQ(0, rg_set("g/b", "shares", "res=kmem,max_shares=100"));
+	ASSERT_EQ(BARRIER, km("g/a", "barrier"));
+	ASSERT_EQ(0, worker_start(&w[0], "g/a"));
+	ASSERT_EQ(0, worker_start_on(&w[1], "g/b",
+				     sysconf(_SC_NPROCESSORS_ONLN) > 1));
+	ASSERT_EQ(32, worker_do(&w[1], CMD_PIPES, 32, &err));
+	ASSERT_EQ(512, worker_do(&w[1], CMD_FILL, 512, &err));
+	ASSERT_EQ(160, worker_do(&w[0], CMD_PIPES, 160, &err));
+	worker_do(&w[0], CMD_FILL, 4096, &err);
+	ASSERT_EQ(ENOMEM, err);
+	/* Refused at g, not at g/a. */
+	EXPECT_LT(km("g/a", "held"), BARRIER - 256 * PG);
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(0, worker_do(&w[0], CMD_FILL, 1, &err));
+		EXPECT_EQ(ENOMEM, err);
+	}
+	EXPECT_EQ(17, km("g/a", "failcnt"));
+	EXPECT_EQ(0, km("g", "failcnt"));
+	EXPECT_EQ(0, km("g/b", "failcnt"));
+	/* One moment: g read twice the same around its children. */
+	for (i = 0; i < 20; i++) {
+		km_quiet("g");
+		g = km("g", "held");
+		a = km("g/a", "held");
+		b = km("g/b", "held");
+		if (g == km("g", "held"))
+			break;
+	}
+	EXPECT_EQ(g, a + b) {
+		TH_LOG("g holds %ld, g/a %ld, g/b %ld", g, a, b);
+	}
+	worker_do(&w[0], CMD_CLOSE, 0, &err);
+	EXPECT_GE(slack(), km_settle("g/a", slack()));
+}
+
+/*
+ * minheld follows held down, and keeps its lowest value once held rises
+ * again (the stats line shows it no higher than held: only a rise after
+ * a fall tells that it was kept). From a reset with 64 pipe pages, their
+ * free, then 128 pages.
+ */
+TEST_F(km, minheld_follows_held_down_and_keeps_its_lowest)
+{
+	struct worker *w = &self->w[0];
+	long h, low;
+	int err;
+
+	ASSERT_EQ(0, worker_start(w, "g"));
+	ASSERT_EQ(64, worker_do(w, CMD_PIPES, 64, &err));
+	ASSERT_EQ(64, worker_do(w, CMD_FILL, 64, &err));
+	km_quiet("g");
+	ASSERT_EQ(0, rg_set("g", "stats", "res=kmem"));
+	h = km("g", "held");
+	EXPECT_EQ(h, km("g", "minheld"));
+	worker_do(w, CMD_CLOSE, 0, &err);
+	low = km_settle("g", h - 64 * PG);
+	EXPECT_GE(h - 64 * PG, low);
+	ASSERT_EQ(64, worker_do(w, CMD_PIPES, 64, &err));
+	ASSERT_EQ(128, worker_do(w, CMD_FILL, 128, &err));
+	km_quiet("g");
+	EXPECT_LT(h, km("g", "held"));
+	EXPECT_GE(low, km("g", "minheld")) {
+		TH_LOG("reset at %ld, down to %ld, minheld %ld", h, low,
+		       km("g", "minheld"));
+	}
 }
 
 /*

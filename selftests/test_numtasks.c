@@ -14,10 +14,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -226,28 +228,54 @@ static int move_kids(const char *group, int n)
 	return 0;
 }
 
+/* A forker's shared page: what it saw, and the test's word to stop. */
+struct fork_tries {
+	int in_spin;	/* tries refused while the test-only module spun */
+	int stop;	/* set by the test: stop trying */
+};
+
+/* Run the calling task on CPU @cpu only: 0, or -1. */
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
 /*
- * Try to fork in @group for @secs seconds, each child exiting at once;
- * exits with the number of forks allowed (at most 255).
+ * Try to fork in @group for @secs seconds, or until @ft->stop, each child
+ * exiting at once, on CPU 1; exits with the number of forks allowed (at
+ * most 255). @ft->in_spin counts the tries refused while the test-only
+ * module was seen spinning (stalled 4) both before and after the try.
  */
-static pid_t start_fork_tries(const char *group, int secs)
+static pid_t start_fork_tries(const char *group, int secs,
+			      struct fork_tries *ft)
 {
 	pid_t pid = fork();
 	time_t end;
-	int n = 0;
+	int n = 0, spin;
 
 	if (pid != 0)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (pin_to(1))
+		_exit(254);
 	if (rg_move(group, getpid()))
 		_exit(255);
 	end = time(NULL) + secs;
-	while (time(NULL) < end && n < 254) {
+	while (time(NULL) < end && n < 254 &&
+	       !__atomic_load_n(&ft->stop, __ATOMIC_RELAXED)) {
+		spin = rg_stall_get("stalled") == 4;
 		pid = fork();
 		if (pid == 0)
 			_exit(0);
 		if (pid > 0 && waitpid(pid, NULL, 0) == pid)
 			n++;
+		else if (pid < 0 && errno == EAGAIN && spin &&
+			 rg_stall_get("stalled") == 4)
+			__atomic_add_fetch(&ft->in_spin, 1, __ATOMIC_RELAXED);
 	}
 	_exit(n);
 }
@@ -260,13 +288,20 @@ static pid_t start_fork_tries(const char *group, int secs)
  * passed: a held 11 of its limit 10.) The test-only module spins the
  * move where it enters the new group (numtasks' nt_charge_at(): after
  * the old path was uncharged, before the fix), while another process
- * tries to fork in z all along.
+ * tries to fork in z all along: it must be seen refused during the spin
+ * (the module seen spinning before and after a refused try), not only
+ * before it (a forker that had stopped trying passed). The mover spins
+ * on CPU 0, the forker and the test on CPU 1 (a forker on the spinning
+ * CPU does not run until the spin ends), and the test ends the spin once
+ * the forker was refused 3 times during it (at most 5 s: under a loaded
+ * host's TCG a fixed 500 ms spin saw no refusal, or one).
  */
 TEST_F_TIMEOUT(nt, moves_never_open_a_full_ancestor, 120)
 {
-	int ms = rg_scaled(500, 300), status;
+	int status, reaped = 0;
+	struct fork_tries *ft;
+	long failcnt;
 	pid_t mover, forker;
-	char spin[16];
 	double t;
 
 	/* The forker runs while the mover spins, with preemption off. */
@@ -279,30 +314,52 @@ TEST_F_TIMEOUT(nt, moves_never_open_a_full_ancestor, 120)
 	ASSERT_EQ(0, rg_mkdir("a/z"));
 	/* 9 in x and the forker in z: a is full. */
 	ASSERT_EQ(0, move_kids("a/x", 9));
-	forker = start_fork_tries("a/z", 2 + 2 * ms / 1000);
+	ft = mmap(NULL, sizeof(*ft), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ft);
+	memset(ft, 0, sizeof(*ft));
+	/* (until the move is done: 30 s at most) */
+	forker = start_fork_tries("a/z", 30, ft);
 	ASSERT_LT(0, forker);
 	kids.pid[kids.n++] = forker;
 	/* The forker is in z and trying. */
 	for (t = 0; t < 10 && NT("a/z", "failcnt") < 1; t += 0.01)
 		usleep(10000);
-	ASSERT_LT(0, NT("a/z", "failcnt"));
-	snprintf(spin, sizeof(spin), "%d", ms);
-	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "spin_charge", spin));
+	failcnt = NT("a/z", "failcnt");
+	ASSERT_LT(0, failcnt);
+	ASSERT_EQ(0, pin_to(1));
+	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "spin_charge", "5000"));
 	mover = fork();
 	ASSERT_LE(0, mover);
 	if (mover == 0) {
 		prctl(PR_SET_NAME, "rg_straddler");
+		if (pin_to(0))
+			_exit(2);
 		_exit(rg_move("a/y", kids.pid[0]) ? 1 : 0);
 	}
-	ASSERT_EQ(mover, waitpid(mover, &status, 0));
+	/* 3 refusals seen during the spin, or its end; then it ends. */
+	for (t = 0; t < 6 && !reaped &&
+	     __atomic_load_n(&ft->in_spin, __ATOMIC_RELAXED) < 3; t += 0.001) {
+		usleep(1000);
+		reaped = waitpid(mover, &status, WNOHANG) == mover;
+	}
+	ASSERT_EQ(0, rg_write(RG_STALL_PARAM "spin_charge", "0"));
+	if (!reaped)
+		ASSERT_EQ(mover, waitpid(mover, &status, 0));
 	EXPECT_EQ(0, rg_exit_code(status));
 	EXPECT_EQ(1, rg_stall_get("spins"));
 	EXPECT_EQ(1, rg_is_member("a/y", kids.pid[0]));
+	__atomic_store_n(&ft->stop, 1, __ATOMIC_RELAXED);
 	ASSERT_EQ(forker, waitpid(forker, &status, 0));
 	kids.pid[kids.n - 1] = -1;
 	ASSERT_TRUE(WIFEXITED(status));
-	TH_LOG("forks allowed in z while a was full: %d", WEXITSTATUS(status));
+	TH_LOG("forks allowed in z while a was full: %d; refused in the spin: %d (end %d: 2 cut)",
+	       WEXITSTATUS(status), ft->in_spin, rg_stall_get("spin_end"));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* Tried, and refused, while the move was half done. */
+	EXPECT_LT(0, ft->in_spin);
+	EXPECT_LE(failcnt + ft->in_spin, NT("a/z", "failcnt"));
+	munmap(ft, sizeof(*ft));
 	EXPECT_GE(10, NT("a", "maxheld"));
 	/* The 9 sleepers: the forker is gone. */
 	EXPECT_EQ(9, NT("a", "held"));
@@ -1069,6 +1126,71 @@ TEST_F(nt, fork_rate_limits_forks_per_interval)
 	ASSERT_EQ(0, rg_move("b", getpid()));
 	EXPECT_EQ(0, add_kid());
 	ASSERT_EQ(0, rg_write(FORKRATE, "0"));
+}
+
+/*
+ * The next interval admits exactly the rate again, and each refusal is
+ * counted. The first interval is made long (1000 s) so that no boundary
+ * falls within it, then 1 s: 1.1 s later the next fork opens a new
+ * interval, which is made long again before the rest of it is used up.
+ * (With the count never reset at a new interval, all four tests above
+ * passed.)
+ */
+TEST_F(nt, fork_rate_admits_the_rate_again_in_the_next_interval)
+{
+	int err;
+
+	ASSERT_EQ(0, rg_write(FORKRATE_INTERVAL, "1000"));
+	ASSERT_EQ(0, rg_write(FORKRATE, "3"));
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	EXPECT_EQ(3, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_EQ(1, NT("a", "forkrate_failcnt"));
+	ASSERT_EQ(0, rg_write(FORKRATE_INTERVAL, "1"));
+	usleep(1100 * 1000);
+	/* The first fork of the second interval, then the rest of it. */
+	EXPECT_EQ(0, add_kid());
+	ASSERT_EQ(0, rg_write(FORKRATE_INTERVAL, "1000"));
+	EXPECT_EQ(2, fill(&err));
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_EQ(2, NT("a", "forkrate_failcnt"));
+	EXPECT_EQ(0, NT("a", "failcnt"));
+	EXPECT_EQ(7, NT("a", "held"));
+	ASSERT_EQ(0, rg_write(FORKRATE, "0"));
+}
+
+/*
+ * minheld follows held down, and keeps its lowest value once held rises
+ * again (the stats line shows it no higher than held: only a rise after
+ * a fall tells that it was kept). From a reset at 4 tasks, down to 1,
+ * then up to 5.
+ */
+TEST_F(nt, minheld_follows_held_down_and_keeps_its_lowest)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, add_kid());
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, rg_move("a", kids.pid[i]));
+	ASSERT_EQ(0, rg_set("a", "stats", "res=numtasks"));
+	EXPECT_EQ(4, NT("a", "minheld"));
+	/* Two exits and a move out. */
+	for (i = 0; i < 2; i++) {
+		rg_kill(kids.pid[i]);
+		kids.pid[i] = -1;
+	}
+	ASSERT_EQ(0, rg_move("", kids.pid[2]));
+	EXPECT_EQ(1, NT("a", "held"));
+	EXPECT_EQ(1, NT("a", "minheld"));
+	/* Up again: two moves in and two forks. */
+	ASSERT_EQ(0, rg_move("a", kids.pid[2]));
+	ASSERT_EQ(0, rg_move("a", getpid()));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, add_kid());
+	EXPECT_EQ(5, NT("a", "held"));
+	EXPECT_EQ(5, NT("a", "maxheld"));
+	EXPECT_EQ(1, NT("a", "minheld"));
 }
 
 TEST_F(nt, stats_line_format_and_reset)
