@@ -173,6 +173,7 @@ static int rgcs_changeable(struct res_group *grp, unsigned long *mask)
 	struct res_group *g;
 	int ret;
 
+	BUILD_BUG_ON(RES_GROUP_MAX_DEPTH >= BITS_PER_LONG);
 	*mask = 0;
 	for (g = grp; g->parent; g = g->parent) {
 		ret = rgcs_may_write_parent(g, "shares");
@@ -551,8 +552,12 @@ static int rgcs_may_write_parent(struct res_group *grp, const char *name)
 	struct dentry *dir = dget(rgcs_dentry(grp->parent));
 	int ret;
 
+	/*
+	 * Not -EPERM: that means "may not write", which makes a ceiling
+	 * count for rgcs_changeable(); a directory going away is no answer.
+	 */
 	if (!dir)
-		return -EPERM;
+		return -ENOENT;
 	ret = rgcs_may_write(dir, name);
 	dput(dir);
 	return ret;
@@ -620,6 +625,12 @@ static int rgcs_move(struct task_struct *tsk, struct res_group *to,
 	unsigned long changeable = 0;
 	int ret;
 
+	/*
+	 * Already there: nothing to do, and nothing to look up (a lookup may
+	 * fail). If it moves meanwhile, this move came first.
+	 */
+	if (rcu_access_pointer(tsk->res_group) == to)
+		return 0;
 	if (!sys_resource) {
 		ret = rgcs_move_changeable(to, &changeable);
 		if (ret)
