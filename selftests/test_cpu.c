@@ -644,12 +644,24 @@ static void expect_one_cpu(struct __test_metadata *_metadata,
 	expect_busy(_metadata, what, v, 1.0 / ncpus());
 }
 
-/* A share s of the busy time of two or more groups, within tol (see the top). */
+/*
+ * A share s of the busy time of two or more groups, within tol (see the
+ * top), and SHARE_LATE_K x the mean lateness of the timers in the same
+ * window / the 100 ms period, at most 0.1: a host that runs the guest's
+ * CPUs unevenly splits even weights unevenly (a's own share 0.422 of
+ * 0.5, one thread per CPU against four, while the timers came 18.5 ms
+ * late on average, under a host load of 10). Weights ignored still miss
+ * by 0.2 and more.
+ */
+#define SHARE_LATE_K 0.5
 static void expect_share(struct __test_metadata *_metadata, const char *what,
 			 double v, double s, double tol)
 {
+	double late = SHARE_LATE_K * late_loss(0) / PERIOD_S;
+
 	if (rg_quick())
 		tol += 0.02;
+	tol += late < 0.1 ? late : 0.1;
 	expect_part(_metadata, what, v, s - tol, s + tol);
 }
 
