@@ -226,9 +226,9 @@ put() {
 
 echo "TAP version 13"
 # The plan comes first, counted by hand: one for each check, result,
-# expect and bad below (163). A check that is not reached (an early
+# expect and bad below (164). A check that is not reached (an early
 # exit, a branch that skips it) makes the runner's count fail.
-plan=163
+plan=164
 echo "1..$plan"
 . "$top/selftests/leftovers.sh"
 clean_leftovers $BB
@@ -753,10 +753,14 @@ p3=$!
 p4=$!
 "$H" --as 0 0 &
 p5=$!
-pids+=($p1 $p2 $p3 $p4 $p5)
+"$H" --as 33 65534 &	# www-data (no rule), nogroup
+p8=$!
+pids+=($p1 $p2 $p3 $p4 $p5 $p8)
 check classify_user_name lands $p1 /cu1 uid 1
 check classify_user_uid lands $p2 /cu2 uid 65534
 check classify_command lands $p3 /cc comm rgprobe_sleep
+# Only the group: rule matches it (by its effective gid).
+check classify_group lands $p8 /cu2 uid 33
 # A child forked before the daemon moved its parent, that has exec'd
 # something no rule matches by the time its fork is read, follows its
 # parent. (The daemon is stopped meanwhile: the events wait in order.)
@@ -790,8 +794,8 @@ group_of $p5
 [ "$g4" = / ] && [ "$G" = / ]
 result classify_no_match_stays $? "www-data's in '$g4', root's in '$G'"
 # A group removed under it: it logs and goes on.
-kill -9 $p2
-wait $p2 2>/dev/null
+kill -9 $p2 $p8
+wait $p2 $p8 2>/dev/null
 $R rm cu2
 "$H" --as 65534 65534 &
 p6=$!
