@@ -16,6 +16,10 @@
  *
  * Numbers: total_memory 1 GiB, the root's divisor 1024: a child of the
  * root with max_shares=64 has a limit of 64 MiB.
+ *
+ * Quick tier (RG_TIER=quick): every amount a quarter (a 32 MiB hog in a
+ * 16 MiB group...): touching memory is what takes the time (about 16 MiB
+ * a second in the debug guest under TCG).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,10 +45,23 @@
 #define CGT "/sys/fs/cgroup/rgm_test"
 #define MIB (1024L * 1024)
 
+/* 1, or 4 in the quick tier: SM(x) is x MiB scaled down by it. */
+static long scale = 1;
+#define SM(x) ((x) * MIB / scale)
+
 /* The value of key in the memory line of group's stats. */
 static long ms(const char *group, const char *key)
 {
 	return rg_get(group, "stats", "memory", key);
+}
+
+/* Write res=memory,KEY=VAL to group's shares; 0 or -errno. */
+static int shares_set(const char *group, const char *key, long val)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "res=memory,%s=%ld", key, val);
+	return rg_set(group, "shares", buf);
 }
 
 /* A shadow's file as a number ("max": LONG_MAX); -1 if unreadable. */
@@ -162,13 +179,15 @@ FIXTURE_SETUP(mem)
 	/* Each test's start in the kernel log (and its time). */
 	snprintf(mark, sizeof(mark), "rg_test_memory: %s", _metadata->name);
 	klog_mark(mark);
+	scale = rg_scaled(1, 4);
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	ASSERT_EQ(0, rg_insmod(MEMORY_KO, PARAMS));
 	ASSERT_EQ(0, rg_set("", "shares",
 			    "res=memory,child_shares_divisor=1024"));
 	ASSERT_EQ(0, rg_mkdir("g"));
-	ASSERT_EQ(0, rg_set("g", "shares", "res=memory,max_shares=64"));
+	snprintf(mark, sizeof(mark), "res=memory,max_shares=%ld", 64 / scale);
+	ASSERT_EQ(0, rg_set("g", "shares", mark));
 	self->held[0] = 0;
 	self->held[1] = 0;
 }
@@ -191,13 +210,13 @@ FIXTURE_TEARDOWN(mem)
  */
 TEST_F(mem, shadows_and_knobs)
 {
-	char buf[4096];
+	char buf[4096], line[128];
 
-	EXPECT_EQ(64 * MIB, shadow_val("g", "memory.max"));
+	EXPECT_EQ(SM(64), shadow_val("g", "memory.max"));
 	EXPECT_EQ(LONG_MAX, shadow_val("g", "memory.high"));
 	EXPECT_EQ(0, shadow_val("g", "memory.low"));
-	EXPECT_EQ(64 * MIB, ms("g", "limit"));
-	EXPECT_EQ(64 * MIB, ms("g", "barrier"));
+	EXPECT_EQ(SM(64), ms("g", "limit"));
+	EXPECT_EQ(SM(64), ms("g", "barrier"));
 	EXPECT_EQ(0, ms("g", "guarantee"));
 	EXPECT_EQ(1024 * MIB, ms("", "limit"));
 
@@ -205,28 +224,30 @@ TEST_F(mem, shadows_and_knobs)
 	ASSERT_EQ(0, rg_mkdir("g/c"));
 	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c"));
 	EXPECT_EQ(LONG_MAX, shadow_val("g/c", "memory.max"));
-	EXPECT_EQ(64 * MIB, ms("g/c", "limit"));
-	ASSERT_EQ(0, rg_set("g", "shares", "res=memory,min_shares=32"));
+	EXPECT_EQ(SM(64), ms("g/c", "limit"));
+	ASSERT_EQ(0, shares_set("g", "min_shares", 32 / scale));
 	ASSERT_EQ(0, rg_set("g/c", "shares",
 			    "res=memory,min_shares=25,max_shares=50"));
-	EXPECT_EQ(32 * MIB, ms("g", "guarantee"));
-	EXPECT_EQ(32 * MIB, shadow_val("g", "memory.low"));
-	EXPECT_EQ(8 * MIB, ms("g/c", "guarantee"));
-	EXPECT_EQ(8 * MIB, shadow_val("g/c", "memory.low"));
-	EXPECT_EQ(32 * MIB, ms("g/c", "limit"));
-	EXPECT_EQ(32 * MIB, shadow_val("g/c", "memory.max"));
+	EXPECT_EQ(SM(32), ms("g", "guarantee"));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.low"));
+	EXPECT_EQ(SM(8), ms("g/c", "guarantee"));
+	EXPECT_EQ(SM(8), shadow_val("g/c", "memory.low"));
+	EXPECT_EQ(SM(32), ms("g/c", "limit"));
+	EXPECT_EQ(SM(32), shadow_val("g/c", "memory.max"));
 	/* The parent's divisor scales the child's amounts. */
 	ASSERT_EQ(0, rg_set("g", "shares",
 			    "res=memory,child_shares_divisor=200"));
-	EXPECT_EQ(16 * MIB, shadow_val("g/c", "memory.max"));
-	EXPECT_EQ(4 * MIB, shadow_val("g/c", "memory.low"));
+	EXPECT_EQ(SM(16), shadow_val("g/c", "memory.max"));
+	EXPECT_EQ(SM(4), shadow_val("g/c", "memory.low"));
 
 	/* The stats line, exactly these keys in this order. */
 	ASSERT_LT(0, rg_read(rg_path(buf, sizeof(buf), "g/c", "stats"), buf,
 			     sizeof(buf)));
 	EXPECT_EQ(0, strncmp(buf, "res=memory,held=", 16));
 	EXPECT_NE(NULL, strstr(buf, ",maxheld="));
-	EXPECT_NE(NULL, strstr(buf, ",barrier=16777216,limit=16777216,guarantee=4194304,anon="));
+	snprintf(line, sizeof(line), ",barrier=%ld,limit=%ld,guarantee=%ld,anon=",
+		 SM(16), SM(16), SM(4));
+	EXPECT_NE(NULL, strstr(buf, line));
 	EXPECT_NE(NULL, strstr(buf, ",file="));
 	EXPECT_NE(NULL, strstr(buf, ",kernel="));
 	EXPECT_NE(NULL, strstr(buf, ",swap="));
@@ -241,7 +262,7 @@ TEST_F(mem, shadows_and_knobs)
  * (never a global one), counted; a root-group task in the same cgroup
  * lives.
  */
-TEST_F(mem, oom_kills_inside_the_group)
+TEST_F_TIMEOUT(mem, oom_kills_inside_the_group, 90)
 {
 	static char log[1 << 20];
 	const char *since;
@@ -249,18 +270,18 @@ TEST_F(mem, oom_kills_inside_the_group)
 	pid_t h;
 	int st;
 
-	self->held[0] = hog(NULL, NULL, 16 * MIB, 1);
+	self->held[0] = hog(NULL, NULL, SM(16), 1);
 	ASSERT_LT(0, self->held[0]);
 	klog_mark("rg_test_memory: oom start");
-	h = hog(NULL, "g", 128 * MIB, 0);
+	h = hog(NULL, "g", SM(128), 0);
 	ASSERT_LT(0, h);
 	st = wait_status(h);
 	ASSERT_TRUE(WIFSIGNALED(st));
 	EXPECT_EQ(SIGKILL, WTERMSIG(st));
 	EXPECT_LE(1, ms("g", "killcnt"));
 	EXPECT_LE(1, ms("g", "failcnt"));
-	EXPECT_GE(64 * MIB, ms("g", "maxheld"));
-	EXPECT_LT(32 * MIB, ms("g", "maxheld"));
+	EXPECT_GE(SM(64), ms("g", "maxheld"));
+	EXPECT_LT(SM(32), ms("g", "maxheld"));
 	/* The root group's task, in the same cgroup, lives. */
 	EXPECT_EQ(0, kill(self->held[0], 0));
 	since = klog_since(log, sizeof(log), "rg_test_memory: oom start");
@@ -275,7 +296,7 @@ TEST_F(mem, oom_kills_inside_the_group)
 	ASSERT_EQ(0, rg_set("g", "stats", "res=memory"));
 	EXPECT_EQ(0, ms("g", "killcnt"));
 	EXPECT_EQ(0, ms("g", "failcnt"));
-	EXPECT_GT(8 * MIB, ms("g", "maxheld"));
+	EXPECT_GT(SM(8), ms("g", "maxheld"));
 }
 
 /* Above the barrier: highcnt counts, the shadow's memory.high is set. */
@@ -285,20 +306,20 @@ TEST_F(mem, barrier)
 	int st;
 
 	ASSERT_EQ(0, rg_write(PARAM "barrier_permille", "500"));
-	EXPECT_EQ(32 * MIB, ms("g", "barrier"));
+	EXPECT_EQ(SM(32), ms("g", "barrier"));
 	/* A parameter write queues; a shares write waits for the queue. */
-	ASSERT_EQ(0, rg_set("g", "shares", "res=memory,max_shares=64"));
-	EXPECT_EQ(32 * MIB, shadow_val("g", "memory.high"));
+	ASSERT_EQ(0, shares_set("g", "max_shares", 64 / scale));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.high"));
 	EXPECT_EQ(0, ms("g", "highcnt"));
 	/* A little above: throttled a little, not killed. */
-	h = hog(NULL, "g", 33 * MIB, 0);
+	h = hog(NULL, "g", SM(33), 0);
 	ASSERT_LT(0, h);
 	st = wait_status(h);
 	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
 	EXPECT_LE(1, ms("g", "highcnt"));
 	EXPECT_EQ(0, ms("g", "killcnt"));
 	ASSERT_EQ(0, rg_write(PARAM "barrier_permille", "1000"));
-	ASSERT_EQ(0, rg_set("g", "shares", "res=memory,max_shares=64"));
+	ASSERT_EQ(0, shares_set("g", "max_shares", 64 / scale));
 	EXPECT_EQ(LONG_MAX, shadow_val("g", "memory.high"));
 }
 
@@ -306,24 +327,29 @@ TEST_F(mem, barrier)
  * A task of a 160 MiB group in a 32 MiB memory cgroup gets 100 MiB; a
  * root-group task in that cgroup is still held to 32 MiB.
  */
-TEST_F(mem, precedence_over_memory_cgroups)
+TEST_F_TIMEOUT(mem, precedence_over_memory_cgroups, 90)
 {
+	char buf[32];
 	pid_t h;
 	int st;
 
 	if (mkdir(CGT, 0755) && errno != EEXIST)
 		SKIP(return, "no cgroup2 at /sys/fs/cgroup");
-	ASSERT_EQ(0, rg_write(CGT "/memory.max", "33554432"));
+	snprintf(buf, sizeof(buf), "%ld", SM(32));
+	ASSERT_EQ(0, rg_write(CGT "/memory.max", buf));
 	ASSERT_EQ(0, rg_mkdir("big"));
-	ASSERT_EQ(0, rg_set("big", "shares", "res=memory,max_shares=160"));
-	h = hog(CGT, "big", 100 * MIB, 0);
+	ASSERT_EQ(0, shares_set("big", "max_shares", 160 / scale));
+	klog_mark("rg_test_memory: hog in big");
+	h = hog(CGT, "big", SM(100), 0);
 	ASSERT_LT(0, h);
 	st = wait_status(h);
+	klog_mark("rg_test_memory: hog in big done");
 	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
-	EXPECT_LE(100 * MIB, ms("big", "maxheld"));
-	h = hog(CGT, NULL, 100 * MIB, 0);
+	EXPECT_LE(SM(100), ms("big", "maxheld"));
+	h = hog(CGT, NULL, SM(100), 0);
 	ASSERT_LT(0, h);
 	st = wait_status(h);
+	klog_mark("rg_test_memory: hog in the root group done");
 	ASSERT_TRUE(WIFSIGNALED(st));
 	EXPECT_EQ(SIGKILL, WTERMSIG(st));
 	EXPECT_EQ(0, ms("big", "killcnt"));
@@ -336,14 +362,14 @@ TEST_F(mem, charges_stay_and_go_to_the_parent)
 	long held, before;
 
 	ASSERT_EQ(0, rg_mkdir("g/c"));
-	self->held[0] = hog(NULL, "g/c", 16 * MIB, 1);
+	self->held[0] = hog(NULL, "g/c", SM(16), 1);
 	ASSERT_LT(0, self->held[0]);
-	EXPECT_LE(16 * MIB, ms("g/c", "held"));
-	EXPECT_LE(16 * MIB, ms("g", "held"));
+	EXPECT_LE(SM(16), ms("g/c", "held"));
+	EXPECT_LE(SM(16), ms("g", "held"));
 	/* Moved to the root group: the charges stay. */
 	ASSERT_EQ(0, rg_move("", self->held[0]));
 	held = ms("g/c", "held");
-	EXPECT_LE(16 * MIB, held);
+	EXPECT_LE(SM(16), held);
 	before = ms("g", "held");
 	ASSERT_EQ(0, rg_rmdir("g/c"));
 	EXPECT_EQ(0, rg_exists(SHADOWS "/g/c"));
@@ -359,9 +385,9 @@ TEST_F(mem, charges_stay_and_go_to_the_parent)
 TEST_F(mem, unload_with_charges_outstanding)
 {
 	ASSERT_EQ(0, rg_mkdir("g/c"));
-	self->held[0] = hog(NULL, "g/c", 16 * MIB, 1);
+	self->held[0] = hog(NULL, "g/c", SM(16), 1);
 	ASSERT_LT(0, self->held[0]);
-	EXPECT_LE(16 * MIB, ms("g", "held"));
+	EXPECT_LE(SM(16), ms("g", "held"));
 	ASSERT_EQ(0, rg_rmmod("rg_memory"));
 	EXPECT_EQ(0, rg_exists(SHADOWS "/g"));
 	EXPECT_EQ(0, rg_exists(SHADOWS "/g/c"));
@@ -411,14 +437,14 @@ TEST_F(mem, bad_input_changes_nothing)
 		EXPECT_EQ(-EINVAL, rg_set("g", "shares", bad_shares[i]));
 	EXPECT_EQ(-EINVAL, rg_set("g", "stats", "res=memory,x"));
 	/* Below what the groups hold. */
-	self->held[0] = hog(NULL, "g", 8 * MIB, 1);
+	self->held[0] = hog(NULL, "g", SM(8), 1);
 	ASSERT_LT(0, self->held[0]);
 	EXPECT_EQ(-EINVAL, rg_write(PARAM "total_memory", "4096"));
 	ASSERT_LT(0, rg_read(PARAM "total_memory", buf, sizeof(buf)));
 	EXPECT_STREQ("1073741824\n", buf);
 	ASSERT_LT(0, rg_read(PARAM "barrier_permille", buf, sizeof(buf)));
 	EXPECT_STREQ("1000\n", buf);
-	EXPECT_EQ(64 * MIB, shadow_val("g", "memory.max"));
+	EXPECT_EQ(SM(64), shadow_val("g", "memory.max"));
 	rg_kill(self->held[0]);
 	self->held[0] = 0;
 	ASSERT_EQ(0, rg_snapshot(groups, 2, "shares", after, sizeof(after)));
