@@ -255,6 +255,11 @@ TEST_F(mem, shadows_and_knobs)
 
 	ASSERT_EQ(0, rg_rmdir("g/c"));
 	EXPECT_EQ(0, rg_exists(SHADOWS "/g/c"));
+
+	/* A name cgroup cannot have for a directory: no group either. */
+	EXPECT_EQ(-ENOTDIR, rg_mkdir("g/memory.max"));
+	EXPECT_EQ(0, rg_exists(RG_ROOT "/g/memory.max"));
+	EXPECT_EQ(64 / scale, rg_get("g", "shares", "memory", "max_shares"));
 }
 
 /*
