@@ -216,9 +216,10 @@ static void rg_shadow_do_mkdir(struct res_shadow *sh)
 		goto out;
 	css = rg_shadow_css_of(sh->path);
 	ret = PTR_ERR_OR_ZERO(css);
-	/* Pairs with res_shadow_css(): the css is whole when seen. */
-	if (!ret)
+	if (!ret) {
+		/* Pairs with res_shadow_css(): the css is whole when seen. */
 		smp_store_release(&sh->css, css);
+	}
 out:
 	if (ret)
 		pr_warn("shadow %s not made: %d\n", sh->path, ret);
