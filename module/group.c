@@ -276,10 +276,16 @@ struct res_group *rg_group_create(struct res_group *parent, const char *name)
 	INIT_LIST_HEAD(&grp->tasks);
 	INIT_LIST_HEAD(&grp->walks);
 	INIT_LIST_HEAD(&grp->children);
+	/* Its shadow cgroup, if a controller uses them (shadow.c). */
+	if (rg_shadow_group_create(grp)) {
+		kfree(grp);
+		return ERR_PTR(-ENOMEM);
+	}
 
 	list_for_each_entry(ctl, &rg_controllers, list) {
 		if (rg_group_alloc_shares(grp, ctl, &s)) {
 			rg_group_free_shares(grp);
+			rg_shadow_group_remove(grp);
 			kfree(grp);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -326,6 +332,7 @@ void rg_group_remove(struct res_group *grp)
 	rg_tasks_move_out(grp);
 	rg_descendants_add(grp->parent, -1);
 	rg_group_free_shares(grp);
+	rg_shadow_group_remove(grp);
 	mutex_unlock(&rg_mutex);
 }
 

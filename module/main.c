@@ -20,9 +20,12 @@ static int __init rg_init(void)
 	int ret;
 
 	rg_group_init_root();
-	ret = rg_tasks_init();
+	ret = rg_shadow_init();
 	if (ret)
 		return ret;
+	ret = rg_tasks_init();
+	if (ret)
+		goto out_shadow;
 	ret = res_group_hooks_register(&rg_hooks);
 	if (ret)
 		goto out_sem;
@@ -34,6 +37,8 @@ static int __init rg_init(void)
 	res_group_hooks_unregister(&rg_hooks);
 out_sem:
 	rg_tasks_exit();
+out_shadow:
+	rg_shadow_exit();
 	return ret;
 }
 
@@ -43,6 +48,7 @@ static void __exit rg_exit(void)
 	rg_tasks_detach_all();
 	res_group_hooks_unregister(&rg_hooks);
 	rg_tasks_exit();
+	rg_shadow_exit();
 }
 
 module_init(rg_init);

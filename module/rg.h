@@ -52,6 +52,8 @@
  * @dying: set once by rmdir: no fork may pin the group any more (read
  *	without locks)
  * @rcu: frees the group after readers of task->res_group are done
+ * @shadow: its shadow cgroup, if a controller asked for one (shadow.c;
+ *	rg_mutex)
  * @name: the directory name (copied: configfs frees its own copy early)
  */
 struct res_group {
@@ -72,6 +74,7 @@ struct res_group {
 	atomic_t forking;
 	bool dying;
 	struct rcu_head rcu;
+	struct res_shadow *shadow;
 	char name[];
 };
 
@@ -134,6 +137,32 @@ struct res_controller *rg_controller_find(const char *name, size_t len);
 /* rgcs.c: configfs */
 int rgcs_init(void);
 void rgcs_exit(void);
+
+/* shadow.c: shadow cgroups (<linux/res_group_shadow.h>) */
+#ifdef CONFIG_RES_GROUPS_CGROUPS
+int rg_shadow_init(void);
+void rg_shadow_exit(void);
+int rg_shadow_group_create(struct res_group *grp);
+void rg_shadow_group_remove(struct res_group *grp);
+int rg_shadow_wait(struct res_group *grp);
+#else
+static inline int rg_shadow_init(void)
+{
+	return 0;
+}
+
+static inline void rg_shadow_exit(void) {}
+static inline int rg_shadow_group_create(struct res_group *grp)
+{
+	return 0;
+}
+
+static inline void rg_shadow_group_remove(struct res_group *grp) {}
+static inline int rg_shadow_wait(struct res_group *grp)
+{
+	return 0;
+}
+#endif
 
 /* proc.c */
 int rg_proc_show(struct seq_file *m, struct pid_namespace *ns,

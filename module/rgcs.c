@@ -352,6 +352,9 @@ again:
 out:
 	mutex_unlock(&rg_mutex);
 	kfree(str);
+	/* The shadow cgroups' files hold the new values (shadow.c). */
+	if (!ret)
+		ret = rg_shadow_wait(grp);
 	return ret ?: count;
 }
 
@@ -836,11 +839,20 @@ static struct config_group *rgcs_make_group(struct config_group *group,
 {
 	struct res_group *grp;
 
+	int ret;
+
 	mutex_lock(&rg_mutex);
 	grp = rg_group_create(to_rg(&group->cg_item), name);
 	mutex_unlock(&rg_mutex);
 	if (IS_ERR(grp))
 		return ERR_CAST(grp);
+	/* Its shadow cgroup exists once mkdir returns (shadow.c). */
+	ret = rg_shadow_wait(grp);
+	if (ret) {
+		rg_group_remove(grp);
+		rg_group_free(grp);
+		return ERR_PTR(ret);
+	}
 	config_group_init_type_name(&grp->cg, name, &rgcs_group_type);
 	return &grp->cg;
 }
@@ -849,6 +861,8 @@ static void rgcs_drop_item(struct config_group *group,
 			   struct config_item *item)
 {
 	rg_group_remove(to_rg(item));
+	/* Its shadow cgroup is gone once rmdir returns (shadow.c). */
+	rg_shadow_wait(to_rg(item));
 	config_item_put(item);
 }
 

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The memory controller (docs/res_groups.rst, "The memory controller"):
+ * shadow cgroups named after their groups and holding the knobs the
+ * shares give, a group's OOM killing inside the group only (a memory
+ * cgroup OOM, not a global one), the barrier, precedence over memory
+ * cgroups, charges staying after a move and going to the parent at
+ * rmdir, unloading with charges outstanding, bad input, and loading
+ * without cgroup2's memory controller.
+ *
+ * Method: the test (the parent) stays in the root group and in the root
+ * memory cgroup; hogs are forked children that place themselves (cgroup,
+ * then group), touch anonymous memory and report through their exit
+ * status, or hold it until killed. The guest has no swap: a hog above
+ * its limit can only be OOM-killed.
+ *
+ * Numbers: total_memory 1 GiB, the root's divisor 1024: a child of the
+ * root with max_shares=64 has a limit of 64 MiB.
+ *
+ * Quick tier (RG_TIER=quick): every amount a quarter (a 32 MiB hog in a
+ * 16 MiB group...): touching memory is what takes the time (about 16 MiB
+ * a second in the debug guest under TCG).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "rg_util.h"
+
+#define MEMORY_KO "module/rg_memory.ko"
+#define PARAMS "total_memory=1073741824"
+#define PARAM "/sys/module/rg_memory/parameters/"
+#define SHADOWS "/sys/fs/cgroup/res_groups"
+#define CGT "/sys/fs/cgroup/rgm_test"
+#define MIB (1024L * 1024)
+
+/* 1, or 4 in the quick tier: SM(x) is x MiB scaled down by it. */
+static long scale = 1;
+#define SM(x) ((x) * MIB / scale)
+
+/* The value of key in the memory line of group's stats. */
+static long ms(const char *group, const char *key)
+{
+	return rg_get(group, "stats", "memory", key);
+}
+
+/* Write res=memory,KEY=VAL to group's shares; 0 or -errno. */
+static int shares_set(const char *group, const char *key, long val)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "res=memory,%s=%ld", key, val);
+	return rg_set(group, "shares", buf);
+}
+
+/* A shadow's file as a number ("max": LONG_MAX); -1 if unreadable. */
+static long shadow_val(const char *group, const char *file)
+{
+	char path[PATH_MAX], buf[64];
+
+	snprintf(path, sizeof(path), SHADOWS "/%s/%s", group, file);
+	if (rg_read(path, buf, sizeof(buf)) < 0)
+		return -1;
+	if (!strncmp(buf, "max", 3))
+		return LONG_MAX;
+	return atol(buf);
+}
+
+/* Touch @bytes of fresh anonymous memory; 0, or -1 if mmap fails. */
+static int touch(long bytes)
+{
+	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long i;
+
+	if (p == MAP_FAILED)
+		return -1;
+	for (i = 0; i < bytes; i += 4096)
+		p[i] = 1;
+	return 0;
+}
+
+/*
+ * A child that joins @cgroup (unless NULL), then @group (unless NULL),
+ * touches @bytes and exits 0 (or, with @hold, writes a byte to the pipe
+ * and sleeps until killed). Exit codes 10-12: a step failed.
+ */
+static pid_t hog(const char *cgroup, const char *group, long bytes,
+		 int hold)
+{
+	char path[PATH_MAX], pid[32];
+	int p[2], ok;
+	pid_t child;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (!child) {
+		close(p[0]);
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		if (cgroup) {
+			snprintf(path, sizeof(path), "%s/cgroup.procs",
+				 cgroup);
+			if (rg_write(path, pid))
+				_exit(10);
+		}
+		if (group && rg_move(group, getpid()))
+			_exit(11);
+		if (touch(bytes))
+			_exit(12);
+		if (!hold)
+			_exit(0);
+		if (write(p[1], "x", 1) != 1)
+			_exit(13);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	ok = !hold || read(p[0], &c, 1) == 1;
+	close(p[0]);
+	if (!ok) {
+		rg_kill(child);
+		return -1;
+	}
+	return child;
+}
+
+static int wait_status(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+/* The kernel log from the last occurrence of @mark on, into buf. */
+static const char *klog_since(char *buf, int size, const char *mark)
+{
+	int n = klogctl(3, buf, size - 1);	/* SYSLOG_ACTION_READ_ALL */
+	char *p, *last = NULL;
+
+	if (n < 0)
+		return "";
+	buf[n] = '\0';
+	for (p = buf; (p = strstr(p, mark)); p++)
+		last = p;
+	return last ? last : buf;
+}
+
+/* Write a line to the kernel log (as root, through /dev/kmsg). */
+static void klog_mark(const char *mark)
+{
+	rg_write("/dev/kmsg", mark);
+}
+
+FIXTURE(mem) {
+	pid_t held[2];
+};
+
+FIXTURE_SETUP(mem)
+{
+	char mark[128];
+
+	/* Each test's start in the kernel log (and its time). */
+	snprintf(mark, sizeof(mark), "rg_test_memory: %s", _metadata->name);
+	klog_mark(mark);
+	scale = rg_scaled(1, 4);
+	rg_unload_all();
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_insmod(MEMORY_KO, PARAMS));
+	ASSERT_EQ(0, rg_set("", "shares",
+			    "res=memory,child_shares_divisor=1024"));
+	ASSERT_EQ(0, rg_mkdir("g"));
+	snprintf(mark, sizeof(mark), "res=memory,max_shares=%ld", 64 / scale);
+	ASSERT_EQ(0, rg_set("g", "shares", mark));
+	self->held[0] = 0;
+	self->held[1] = 0;
+}
+
+FIXTURE_TEARDOWN(mem)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (self->held[i] > 0)
+			rg_kill(self->held[i]);
+	rg_remove_all_groups();
+	rg_unload_all();
+	rmdir(CGT);
+}
+
+/*
+ * Shadows: one directory per group at its path, its knobs from the
+ * shares, gone with the group; the stats line's amounts.
+ */
+TEST_F(mem, shadows_and_knobs)
+{
+	char buf[4096], line[128];
+
+	EXPECT_EQ(SM(64), shadow_val("g", "memory.max"));
+	EXPECT_EQ(LONG_MAX, shadow_val("g", "memory.high"));
+	EXPECT_EQ(0, shadow_val("g", "memory.low"));
+	EXPECT_EQ(SM(64), ms("g", "limit"));
+	EXPECT_EQ(SM(64), ms("g", "barrier"));
+	EXPECT_EQ(0, ms("g", "guarantee"));
+	EXPECT_EQ(1024 * MIB, ms("", "limit"));
+
+	/* A child: a guarantee, a limit of its own, nested directory. */
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c"));
+	EXPECT_EQ(LONG_MAX, shadow_val("g/c", "memory.max"));
+	EXPECT_EQ(SM(64), ms("g/c", "limit"));
+	ASSERT_EQ(0, shares_set("g", "min_shares", 32 / scale));
+	ASSERT_EQ(0, rg_set("g/c", "shares",
+			    "res=memory,min_shares=25,max_shares=50"));
+	EXPECT_EQ(SM(32), ms("g", "guarantee"));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.low"));
+	EXPECT_EQ(SM(8), ms("g/c", "guarantee"));
+	EXPECT_EQ(SM(8), shadow_val("g/c", "memory.low"));
+	EXPECT_EQ(SM(32), ms("g/c", "limit"));
+	EXPECT_EQ(SM(32), shadow_val("g/c", "memory.max"));
+	/* The parent's divisor scales the child's amounts. */
+	ASSERT_EQ(0, rg_set("g", "shares",
+			    "res=memory,child_shares_divisor=200"));
+	EXPECT_EQ(SM(16), shadow_val("g/c", "memory.max"));
+	EXPECT_EQ(SM(4), shadow_val("g/c", "memory.low"));
+
+	/* The stats line, exactly these keys in this order. */
+	ASSERT_LT(0, rg_read(rg_path(buf, sizeof(buf), "g/c", "stats"), buf,
+			     sizeof(buf)));
+	EXPECT_EQ(0, strncmp(buf, "res=memory,held=", 16));
+	EXPECT_NE(NULL, strstr(buf, ",maxheld="));
+	snprintf(line, sizeof(line), ",barrier=%ld,limit=%ld,guarantee=%ld,anon=",
+		 SM(16), SM(16), SM(4));
+	EXPECT_NE(NULL, strstr(buf, line));
+	EXPECT_NE(NULL, strstr(buf, ",file="));
+	EXPECT_NE(NULL, strstr(buf, ",kernel="));
+	EXPECT_NE(NULL, strstr(buf, ",swap="));
+	EXPECT_NE(NULL, strstr(buf, ",failcnt=0,highcnt=0,killcnt=0\n"));
+
+	ASSERT_EQ(0, rg_rmdir("g/c"));
+	EXPECT_EQ(0, rg_exists(SHADOWS "/g/c"));
+
+	/* A name cgroup cannot have for a directory: no group either. */
+	EXPECT_EQ(-ENOTDIR, rg_mkdir("g/memory.max"));
+	EXPECT_EQ(0, rg_exists(RG_ROOT "/g/memory.max"));
+	EXPECT_EQ(64 / scale, rg_get("g", "shares", "memory", "max_shares"));
+}
+
+/*
+ * A 128 MiB hog in a 64 MiB group is killed by a memory-cgroup OOM
+ * (never a global one), counted; a root-group task in the same cgroup
+ * lives.
+ */
+TEST_F_TIMEOUT(mem, oom_kills_inside_the_group, 90)
+{
+	static char log[1 << 20];
+	const char *since;
+	char line[128];
+	pid_t h;
+	int st;
+
+	self->held[0] = hog(NULL, NULL, SM(16), 1);
+	ASSERT_LT(0, self->held[0]);
+	klog_mark("rg_test_memory: oom start");
+	h = hog(NULL, "g", SM(128), 0);
+	ASSERT_LT(0, h);
+	st = wait_status(h);
+	ASSERT_TRUE(WIFSIGNALED(st));
+	EXPECT_EQ(SIGKILL, WTERMSIG(st));
+	EXPECT_LE(1, ms("g", "killcnt"));
+	EXPECT_LE(1, ms("g", "failcnt"));
+	EXPECT_GE(SM(64), ms("g", "maxheld"));
+	EXPECT_LT(SM(32), ms("g", "maxheld"));
+	/* The root group's task, in the same cgroup, lives. */
+	EXPECT_EQ(0, kill(self->held[0], 0));
+	since = klog_since(log, sizeof(log), "rg_test_memory: oom start");
+	snprintf(line, sizeof(line),
+		 "Memory cgroup out of memory: Killed process %d ", h);
+	EXPECT_NE(NULL, strstr(since, line));
+	EXPECT_NE(NULL, strstr(since, "oom_memcg=/res_groups/g,"));
+	EXPECT_EQ(NULL, strstr(since, "global_oom"));
+	snprintf(line, sizeof(line), "\nOut of memory: Killed process");
+	EXPECT_EQ(NULL, strstr(since, line));
+	/* The group's stats reset: maxheld to held, counts to 0. */
+	ASSERT_EQ(0, rg_set("g", "stats", "res=memory"));
+	EXPECT_EQ(0, ms("g", "killcnt"));
+	EXPECT_EQ(0, ms("g", "failcnt"));
+	EXPECT_GT(SM(8), ms("g", "maxheld"));
+}
+
+/* Above the barrier: highcnt counts, the shadow's memory.high is set. */
+TEST_F(mem, barrier)
+{
+	pid_t h;
+	int st;
+
+	ASSERT_EQ(0, rg_write(PARAM "barrier_permille", "500"));
+	EXPECT_EQ(SM(32), ms("g", "barrier"));
+	/* A parameter write queues; a shares write waits for the queue. */
+	ASSERT_EQ(0, shares_set("g", "max_shares", 64 / scale));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.high"));
+	EXPECT_EQ(0, ms("g", "highcnt"));
+	/* A little above: throttled a little, not killed. */
+	h = hog(NULL, "g", SM(33), 0);
+	ASSERT_LT(0, h);
+	st = wait_status(h);
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EXPECT_LE(1, ms("g", "highcnt"));
+	EXPECT_EQ(0, ms("g", "killcnt"));
+	ASSERT_EQ(0, rg_write(PARAM "barrier_permille", "1000"));
+	ASSERT_EQ(0, shares_set("g", "max_shares", 64 / scale));
+	EXPECT_EQ(LONG_MAX, shadow_val("g", "memory.high"));
+}
+
+/*
+ * A task of a 160 MiB group in a 32 MiB memory cgroup gets 100 MiB; a
+ * root-group task in that cgroup is still held to 32 MiB.
+ */
+TEST_F_TIMEOUT(mem, precedence_over_memory_cgroups, 90)
+{
+	char buf[32];
+	pid_t h;
+	int st;
+
+	if (mkdir(CGT, 0755) && errno != EEXIST)
+		SKIP(return, "no cgroup2 at /sys/fs/cgroup");
+	snprintf(buf, sizeof(buf), "%ld", SM(32));
+	ASSERT_EQ(0, rg_write(CGT "/memory.max", buf));
+	ASSERT_EQ(0, rg_mkdir("big"));
+	ASSERT_EQ(0, shares_set("big", "max_shares", 160 / scale));
+	klog_mark("rg_test_memory: hog in big");
+	h = hog(CGT, "big", SM(100), 0);
+	ASSERT_LT(0, h);
+	st = wait_status(h);
+	klog_mark("rg_test_memory: hog in big done");
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EXPECT_LE(SM(100), ms("big", "maxheld"));
+	h = hog(CGT, NULL, SM(100), 0);
+	ASSERT_LT(0, h);
+	st = wait_status(h);
+	klog_mark("rg_test_memory: hog in the root group done");
+	ASSERT_TRUE(WIFSIGNALED(st));
+	EXPECT_EQ(SIGKILL, WTERMSIG(st));
+	EXPECT_EQ(0, ms("big", "killcnt"));
+	EXPECT_EQ(0, rmdir(CGT));
+}
+
+/* Charges stay after a move; an rmdir leaves the parent's held alone. */
+TEST_F(mem, charges_stay_and_go_to_the_parent)
+{
+	long held, before;
+
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	self->held[0] = hog(NULL, "g/c", SM(16), 1);
+	ASSERT_LT(0, self->held[0]);
+	EXPECT_LE(SM(16), ms("g/c", "held"));
+	EXPECT_LE(SM(16), ms("g", "held"));
+	/* Moved to the root group: the charges stay. */
+	ASSERT_EQ(0, rg_move("", self->held[0]));
+	held = ms("g/c", "held");
+	EXPECT_LE(SM(16), held);
+	before = ms("g", "held");
+	ASSERT_EQ(0, rg_rmdir("g/c"));
+	EXPECT_EQ(0, rg_exists(SHADOWS "/g/c"));
+	/* memcg moved them to the parent's shadow (within a few pages). */
+	EXPECT_LE(before - 64 * 4096, ms("g", "held"));
+	EXPECT_GE(before + 64 * 4096, ms("g", "held"));
+}
+
+/*
+ * Unloading with charges outstanding: no splat or leak (the runner
+ * checks), the shadows are removed; a reload starts clean.
+ */
+TEST_F(mem, unload_with_charges_outstanding)
+{
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	self->held[0] = hog(NULL, "g/c", SM(16), 1);
+	ASSERT_LT(0, self->held[0]);
+	EXPECT_LE(SM(16), ms("g", "held"));
+	ASSERT_EQ(0, rg_rmmod("rg_memory"));
+	EXPECT_EQ(0, rg_exists(SHADOWS "/g"));
+	EXPECT_EQ(0, rg_exists(SHADOWS "/g/c"));
+	/* The task goes on, charged to its own cgroup now. */
+	EXPECT_EQ(0, kill(self->held[0], 0));
+	ASSERT_EQ(0, rg_insmod(MEMORY_KO, PARAMS));
+	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c"));
+	EXPECT_GT(1 * MIB, ms("g", "held"));
+	EXPECT_GT(1 * MIB, ms("g/c", "held"));
+	EXPECT_EQ(0, ms("g", "killcnt"));
+	/* The shares start over from the defaults. */
+	EXPECT_EQ(LONG_MAX, shadow_val("g", "memory.max"));
+	rg_kill(self->held[0]);
+	self->held[0] = 0;
+}
+
+/* Every bad parameter and shares value refused; nothing changed. */
+TEST_F(mem, bad_input_changes_nothing)
+{
+	static const char * const bad_total[] = {
+		"0", "-1", "abc", "1x", "18446744073709551616",
+	};
+	static const char * const bad_permille[] = {
+		"1001", "-1", "abc", "4294967296",
+	};
+	static const char * const bad_shares[] = {
+		"res=memory,max_shares=-2", "res=memory,max_shares=-4",
+		"res=memory,max_shares=1025", "res=memory,min_shares=2000",
+		"res=memory,min_shares=65,max_shares=64",
+		"res=memory,child_shares_divisor=0",
+		"res=memory,max_shares=x", "res=memory,bogus=1",
+		"res=memory,max_shares=1,max_shares=2",
+	};
+	static const char * const groups[] = { "", "g" };
+	char before[8192], after[8192], buf[64];
+	size_t i;
+
+	ASSERT_EQ(0, rg_snapshot(groups, 2, "shares", before,
+				 sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(bad_total); i++)
+		EXPECT_EQ(-EINVAL, rg_write(PARAM "total_memory",
+					    bad_total[i]));
+	for (i = 0; i < ARRAY_SIZE(bad_permille); i++)
+		EXPECT_EQ(-EINVAL, rg_write(PARAM "barrier_permille",
+					    bad_permille[i]));
+	for (i = 0; i < ARRAY_SIZE(bad_shares); i++)
+		EXPECT_EQ(-EINVAL, rg_set("g", "shares", bad_shares[i]));
+	EXPECT_EQ(-EINVAL, rg_set("g", "stats", "res=memory,x"));
+	/* Below what the groups hold. */
+	self->held[0] = hog(NULL, "g", SM(8), 1);
+	ASSERT_LT(0, self->held[0]);
+	EXPECT_EQ(-EINVAL, rg_write(PARAM "total_memory", "4096"));
+	ASSERT_LT(0, rg_read(PARAM "total_memory", buf, sizeof(buf)));
+	EXPECT_STREQ("1073741824\n", buf);
+	ASSERT_LT(0, rg_read(PARAM "barrier_permille", buf, sizeof(buf)));
+	EXPECT_STREQ("1000\n", buf);
+	EXPECT_EQ(SM(64), shadow_val("g", "memory.max"));
+	rg_kill(self->held[0]);
+	self->held[0] = 0;
+	ASSERT_EQ(0, rg_snapshot(groups, 2, "shares", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+
+	/* At load: each refused, nothing left behind. */
+	ASSERT_EQ(0, rg_rmmod("rg_memory"));
+	EXPECT_EQ(-EINVAL, rg_insmod(MEMORY_KO, "total_memory=0"));
+	EXPECT_EQ(-EINVAL, rg_insmod(MEMORY_KO, "total_memory=abc"));
+	EXPECT_EQ(-EINVAL, rg_insmod(MEMORY_KO, "barrier_permille=1001"));
+	EXPECT_EQ(0, rg_module_loaded("rg_memory"));
+	EXPECT_EQ(0, rg_exists(SHADOWS "/g"));
+}
+
+/*
+ * Without cgroup2's memory controller where shadow_root points, loading
+ * fails (ENOENT: no such parent; ENODEV: not cgroup2) and says why.
+ */
+TEST_F(mem, load_needs_cgroup2_memory)
+{
+	static char log[1 << 20];
+	const char *since;
+
+	rg_remove_all_groups();
+	rg_unload_all();
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko",
+			       "shadow_root=/run/rgm_none/x"));
+	klog_mark("rg_test_memory: load start");
+	EXPECT_EQ(-ENOENT, rg_insmod(MEMORY_KO, NULL));
+	ASSERT_EQ(0, rg_rmmod("res_groups"));
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko",
+			       "shadow_root=/run/rgm_tmpfs"));
+	EXPECT_EQ(-ENODEV, rg_insmod(MEMORY_KO, NULL));
+	rmdir("/run/rgm_tmpfs");
+	since = klog_since(log, sizeof(log), "rg_test_memory: load start");
+	EXPECT_NE(NULL, strstr(since, "rg_memory: "));
+	EXPECT_NE(NULL, strstr(since, "no cgroup v2 memory controller"));
+	EXPECT_EQ(0, rg_module_loaded("rg_memory"));
+}
+
+TEST_HARNESS_MAIN
