@@ -46,6 +46,7 @@
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/res_groups_version.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/res_group.h>
@@ -379,3 +380,4 @@ module_init(memory_init);
 module_exit(memory_exit);
 MODULE_DESCRIPTION("Resource Groups: the memory controller");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RES_GROUPS_VERSION);

@@ -13,6 +13,7 @@
 #include <linux/errno.h>
 #include <linux/init.h>
 #include <linux/module.h>
+#include <linux/res_groups_version.h>
 #include <linux/printk.h>
 
 static int __init rm_absent_init(void)
@@ -25,3 +26,4 @@ module_init(rm_absent_init);
 MODULE_INFO(res_groups_cgroups, "absent");
 MODULE_DESCRIPTION("Resource Groups: no memory controller (no memory-cgroup hooks in this kernel)");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RES_GROUPS_VERSION);
