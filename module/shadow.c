@@ -42,6 +42,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/magic.h>
 #include <linux/memcontrol.h>
 #include <linux/moduleparam.h>
 #include <linux/namei.h>
@@ -118,7 +119,10 @@ static int rg_shadow_write_file(const char *dir, const char *file,
 	return n < 0 ? n : 0;
 }
 
-/* mkdir @path; an existing directory is taken as it is. */
+/*
+ * mkdir @path: 0 if made, 1 if it was there already (its settings are
+ * then not ours: the caller resets them), else an errno.
+ */
 static int rg_shadow_mkdir_path(const char *path)
 {
 	struct dentry *dentry;
@@ -127,7 +131,7 @@ static int rg_shadow_mkdir_path(const char *path)
 
 	dentry = kern_path_create(AT_FDCWD, path, &parent, LOOKUP_DIRECTORY);
 	if (IS_ERR(dentry))
-		return PTR_ERR(dentry) == -EEXIST ? 0 : PTR_ERR(dentry);
+		return PTR_ERR(dentry) == -EEXIST ? 1 : PTR_ERR(dentry);
 	ret = vfs_mkdir(mnt_user_ns(parent.mnt), d_inode(parent.dentry),
 			dentry, 0755);
 	done_path_create(&parent, dentry);
@@ -207,8 +211,23 @@ static void rg_shadow_do_mkdir(struct res_shadow *sh)
 	if (ret)
 		goto out;
 	ret = rg_shadow_mkdir_path(sh->path);
-	if (ret)
+	if (ret < 0)
 		goto out;
+	/*
+	 * A directory left there (an rmdir that failed, an older run's, an
+	 * administrator's) gets the settings a new one has, which the
+	 * controller takes as its starting point.
+	 */
+	if (ret > 0) {
+		ret = rg_shadow_write_file(sh->path, "memory.max", "max");
+		if (!ret)
+			ret = rg_shadow_write_file(sh->path, "memory.high",
+						   "max");
+		if (!ret)
+			ret = rg_shadow_write_file(sh->path, "memory.low", "0");
+		if (ret)
+			goto out;
+	}
 	/* Its children get memory cgroups too; it never has tasks. */
 	ret = rg_shadow_write_file(sh->path, "cgroup.subtree_control",
 				   "+memory");
@@ -295,6 +314,20 @@ static void rg_shadow_queue(enum rg_shadow_op op, struct res_shadow *sh,
 	queue_work(rg_shadow_wq, &req->work);
 }
 
+/* 0 if @dir is on a cgroup v2 mount, else -ENODEV (or the lookup's errno). */
+static int rg_shadow_on_cgroup2(const char *dir)
+{
+	struct path p;
+	int ret;
+
+	ret = kern_path(dir, LOOKUP_DIRECTORY, &p);
+	if (ret)
+		return ret;
+	ret = p.dentry->d_sb->s_magic == CGROUP2_SUPER_MAGIC ? 0 : -ENODEV;
+	path_put(&p);
+	return ret;
+}
+
 /* shadow_root, made and set up once (the first enable). */
 static int rg_shadow_root_setup(void)
 {
@@ -319,10 +352,17 @@ static int rg_shadow_root_setup(void)
 	if (!parent || !sh)
 		goto out;
 	strcpy(sh->path, shadow_root);
+	/* cgroup v2, before anything is made there (a v1 or hybrid boot). */
+	ret = rg_shadow_on_cgroup2(parent);
+	if (ret) {
+		pr_err("shadow_root %s has no cgroup v2 memory controller: %s is not on cgroup v2 (%d)\n",
+		       shadow_root, parent, ret);
+		goto out;
+	}
 	/* Best effort: a delegated parent (systemd's) has it already. */
 	rg_shadow_write_file(parent, "cgroup.subtree_control", "+memory");
 	ret = rg_shadow_mkdir_path(shadow_root);
-	if (ret) {
+	if (ret < 0) {
 		pr_err("cannot make shadow_root %s: %d\n", shadow_root, ret);
 		goto out;
 	}
@@ -335,6 +375,14 @@ static int rg_shadow_root_setup(void)
 	}
 	ret = rg_shadow_write_file(shadow_root, "cgroup.subtree_control",
 				   "+memory");
+	/*
+	 * The root group's guarantee is the whole: memcg caps a child's
+	 * protection by its parent's (effective_protection()), so without
+	 * this no shadow's memory.low would protect anything. (The shadow
+	 * root's own ancestors must protect it too: docs.)
+	 */
+	if (!ret)
+		ret = rg_shadow_write_file(shadow_root, "memory.low", "max");
 	if (ret) {
 		pr_err("cannot enable memory below shadow_root %s: %d\n",
 		       shadow_root, ret);
