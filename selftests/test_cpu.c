@@ -1980,6 +1980,7 @@ TEST_F_TIMEOUT(cpu, sched_debug_lists_our_task_groups, 120)
 TEST_F_TIMEOUT(cpu, ceilings_apply_in_order_under_cgroup_v1, 150)
 {
 	struct stats_line st;
+	double part[2];
 	int i, ret = -1;
 	pid_t p[2];
 
@@ -2007,9 +2008,15 @@ TEST_F_TIMEOUT(cpu, ceilings_apply_in_order_under_cgroup_v1, 150)
 	p[1] = busy_start("a/b", 2 * ncpus());
 	ASSERT_GT(p[0], 0);
 	ASSERT_GT(p[1], 0);
-	if (!rg_quick())
-		expect_cap(_metadata, "a at 50", measure1(p[0]) +
-			   measure1(p[1]), 0.5);
+	/*
+	 * One window for both: a's and a/b's split of a's 50 changes from
+	 * window to window, so parts from two windows may add up to more
+	 * than a ever got (0.559 once, CI).
+	 */
+	if (!rg_quick()) {
+		ASSERT_EQ(0, measure(p, 2, part));
+		expect_cap(_metadata, "a at 50", part[0] + part[1], 0.5);
+	}
 	ASSERT_EQ(0, cpu_set("a", "max_shares=25"));
 	busy_stop(p[1]);
 	expect_cap(_metadata, "a lowered to 25", measure1(p[0]), 0.25);
