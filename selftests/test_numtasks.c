@@ -1034,7 +1034,7 @@ TEST_F(nt, fork_rate_interval_is_validated_and_never_wraps)
 	ASSERT_EQ(0, rg_move("a", getpid()));
 	EXPECT_EQ(1, fill(&err));
 	EXPECT_EQ(-EAGAIN, err);
-	usleep(1500000);
+	usleep(1000000);
 	EXPECT_EQ(-EAGAIN, add_kid());
 	EXPECT_EQ(2, NT("a", "forkrate_failcnt"));
 	ASSERT_EQ(0, rg_write(FORKRATE, "0"));

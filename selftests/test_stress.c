@@ -27,9 +27,9 @@
  * operation and every worker has succeeded once, and a fork refused at
  * a limit has been seen counted (on a loaded host a
  * worker's few tries may all have been refused as they may be). The
- * quick tier (RG_TIER=quick) runs 7 s by default (in 5 s the
+ * quick tier (RG_TIER=quick) runs 5 s by default (in 5 s the
  * total_numtasks writes once never succeeded, before this going on was
- * added), and waits 60 s for orphans
+ * added: the going on covers that now), and waits 60 s for orphans
  * (then 15 s more once they are killed) instead of 120 s (then 30 s):
  * only a failing run waits that long.
  *
@@ -979,7 +979,7 @@ int main(void)
 		{ dlg_tree_worker, NULL }, { dlg_move_worker, "dlg" },
 	};
 	const char *secs = getenv("STRESS_SECONDS");
-	int seconds = secs ? atoi(secs) : rg_scaled(30, 7);
+	int seconds = secs ? atoi(secs) : rg_scaled(30, 5);
 	/* How long orphans may take to go (the quick tier's: see the top). */
 	int reap_wait = rg_scaled(120, 60), kill_wait = rg_scaled(30, 15);
 	int i, tries, status, ret, left, stuck;
