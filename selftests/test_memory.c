@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -199,9 +200,32 @@ FIXTURE_TEARDOWN(mem)
 	for (i = 0; i < 2; i++)
 		if (self->held[i] > 0)
 			rg_kill(self->held[i]);
+	/* What the failure tests mounted over shadows. */
+	umount2(SHADOWS "/g/c", MNT_DETACH);
+	umount2(SHADOWS "/g", MNT_DETACH);
 	rg_remove_all_groups();
 	rg_unload_all();
 	rmdir(CGT);
+}
+
+/*
+ * Make the shadow of @group fail every write (its files vanish under an
+ * empty tmpfs mounted on its directory); 0 or -errno.
+ */
+static int shadow_break(const char *group)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), SHADOWS "/%s", group);
+	return mount("rgm_break", path, "tmpfs", 0, NULL) ? -errno : 0;
+}
+
+static int shadow_mend(const char *group)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), SHADOWS "/%s", group);
+	return umount2(path, 0) ? -errno : 0;
 }
 
 /*
@@ -488,6 +512,106 @@ TEST_F(mem, load_needs_cgroup2_memory)
 	EXPECT_NE(NULL, strstr(since, "rg_memory: "));
 	EXPECT_NE(NULL, strstr(since, "no cgroup v2 memory controller"));
 	EXPECT_EQ(0, rg_module_loaded("rg_memory"));
+}
+
+/*
+ * A shares write whose shadow side fails returns the shadow's errno
+ * and changes nothing: the shares and every shadow's files read back as
+ * before (g's memory.max, written before its child's write failed, is
+ * written back). The same write again, the shadow mended, writes.
+ */
+TEST_F(mem, failed_shadow_write_changes_nothing)
+{
+	char before[4096], after[4096];
+	static const char * const groups[] = { "", "g", "g/c" };
+
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	ASSERT_EQ(0, shares_set("g/c", "max_shares", 50));
+	ASSERT_EQ(SM(32), shadow_val("g/c", "memory.max"));
+	ASSERT_EQ(0, rg_snapshot(groups, 3, "shares", before,
+				 sizeof(before)));
+	ASSERT_EQ(0, shadow_break("g/c"));
+	EXPECT_EQ(-ENOENT, shares_set("g", "max_shares", 32 / scale));
+	ASSERT_EQ(0, rg_snapshot(groups, 3, "shares", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	EXPECT_EQ(SM(64), ms("g", "limit"));
+	EXPECT_EQ(SM(32), ms("g/c", "limit"));
+	EXPECT_EQ(SM(64), shadow_val("g", "memory.max"));
+	ASSERT_EQ(0, shadow_mend("g/c"));
+	EXPECT_EQ(SM(32), shadow_val("g/c", "memory.max"));
+	/* The same value again: written this time, child and all. */
+	EXPECT_EQ(0, shares_set("g", "max_shares", 32 / scale));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.max"));
+	EXPECT_EQ(SM(16), shadow_val("g/c", "memory.max"));
+	EXPECT_EQ(SM(16), ms("g/c", "limit"));
+	/* A guarantee's write fails the same way. */
+	ASSERT_EQ(0, shadow_break("g"));
+	EXPECT_EQ(-ENOENT, shares_set("g", "min_shares", 16 / scale));
+	EXPECT_EQ(-3, rg_get("g", "shares", "memory", "min_shares"));
+	EXPECT_EQ(0, ms("g", "guarantee"));
+	ASSERT_EQ(0, shadow_mend("g"));
+	EXPECT_EQ(0, shadow_val("g", "memory.low"));
+	EXPECT_EQ(0, shares_set("g", "min_shares", 16 / scale));
+	EXPECT_EQ(SM(16), shadow_val("g", "memory.low"));
+}
+
+/*
+ * A shadow write that fails belongs to its caller only: one queued by a
+ * parameter write (nobody waits for it) fails no later mkdir or shares
+ * write of another group, and is written again by the next shares write.
+ */
+TEST_F(mem, a_failed_write_fails_only_its_own_caller)
+{
+	ASSERT_EQ(0, shadow_break("g"));
+	ASSERT_EQ(0, rg_write(PARAM "barrier_permille", "500"));
+	EXPECT_EQ(0, rg_mkdir("h"));
+	EXPECT_EQ(1, rg_exists(SHADOWS "/h"));
+	EXPECT_EQ(0, shares_set("h", "max_shares", 32 / scale));
+	EXPECT_EQ(SM(16), shadow_val("h", "memory.high"));
+	ASSERT_EQ(0, shadow_mend("g"));
+	/* g's memory.high was not written: the next shares write does. */
+	EXPECT_EQ(LONG_MAX, shadow_val("g", "memory.high"));
+	EXPECT_EQ(0, shares_set("g", "max_shares", 64 / scale));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.high"));
+}
+
+/*
+ * Shadows removed from outside (systemd removes a delegated unit's tree
+ * when it restarts it): the next shares write, mkdir or move below them
+ * makes them again, with their knobs, and the group's tasks charge them.
+ */
+TEST_F(mem, shadows_removed_from_outside_are_made_again)
+{
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	ASSERT_EQ(0, shares_set("g", "min_shares", 32 / scale));
+	ASSERT_EQ(0, shares_set("g/c", "min_shares", 25));
+	self->held[0] = hog(NULL, "g/c", SM(4), 1);
+	ASSERT_LT(0, self->held[0]);
+	ASSERT_EQ(0, rmdir(SHADOWS "/g/c"));
+	ASSERT_EQ(0, rmdir(SHADOWS "/g"));
+	/* A shares write: made again, with every knob. */
+	EXPECT_EQ(0, shares_set("g", "max_shares", 32 / scale));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.max"));
+	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c"));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.low"));
+	EXPECT_EQ(SM(8), shadow_val("g/c", "memory.low"));
+	EXPECT_EQ(LONG_MAX, shadow_val("g/c", "memory.max"));
+	EXPECT_EQ(SM(32), ms("g/c", "limit"));
+	/* Its tasks charge the new shadows. */
+	rg_kill(self->held[0]);
+	self->held[0] = hog(NULL, "g/c", SM(4), 1);
+	ASSERT_LT(0, self->held[0]);
+	EXPECT_LE(SM(4), ms("g/c", "held"));
+	EXPECT_LE(SM(4), ms("g", "held"));
+	/* A mkdir below a removed shadow. */
+	rg_kill(self->held[0]);
+	self->held[0] = 0;
+	ASSERT_EQ(0, rmdir(SHADOWS "/g/c"));
+	EXPECT_EQ(0, rg_mkdir("g/c/d"));
+	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c/d"));
+	EXPECT_EQ(0, rg_rmdir("g/c/d"));
+	EXPECT_EQ(0, rg_rmdir("g/c"));
+	EXPECT_EQ(0, rg_exists(SHADOWS "/g/c"));
 }
 
 TEST_HARNESS_MAIN
