@@ -6,16 +6,39 @@
  * (group /a/b: SHADOW_ROOT/a/b), so that a reader of /sys/fs/cgroup sees
  * which group each backs. The root group's shadow is shadow_root.
  *
- * Every directory operation and file write is a request on rg_shadow_wq,
- * an ordered workqueue: they run one at a time, in the order they were
- * queued, in a kworker (init's credentials, mount and cgroup namespaces),
- * so a child's mkdir follows its parent's and a removal follows the
- * writes before it. Nothing here sleeps on the VFS or cgroup under the
- * framework's locks: cgroup's subtree_control writes wait for every fork
- * in progress (cgroup_threadgroup_rwsem), and forks may wait for
- * rg_fork_sem. Directories are made with vfs_mkdir() and removed with
- * vfs_rmdir() on the mounted cgroup2 (never a mount of our own), files
- * written with kernel_write().
+ * Every directory operation and file write is a request to a worker:
+ * directories (shadow_root's setup, mkdir, rmdir) on rg_shadow_wq, file
+ * writes on rg_shadow_write_wq, both ordered, in a kworker (init's
+ * credentials, mount and cgroup namespaces): a child's mkdir follows its
+ * parent's, a write waits for its shadow's first mkdir (@made), and a
+ * memory.max write that reclaims for long delays no mkdir. Nothing here
+ * sleeps on the VFS or cgroup under the framework's locks: cgroup's
+ * subtree_control writes wait for every fork in progress
+ * (cgroup_threadgroup_rwsem), and forks may wait for rg_fork_sem.
+ * Directories are made with vfs_mkdir() and removed with vfs_rmdir() on
+ * the mounted cgroup2 (never a mount of our own), files written with
+ * kernel_write().
+ *
+ * Waiting: a request has its own completion, errno and refcount (the
+ * worker's, and its waiter's). The framework keeps the requests it
+ * queues under rg_mutex for one call (mkdir, rmdir, a shares write) in a
+ * struct rg_shadow_batch and waits for those only, killably, after it
+ * dropped rg_mutex: another caller's failure or slow reclaim is not its
+ * business. Requests queued outside a batch (parameter writes) are waited
+ * for by nobody; their failures are logged.
+ *
+ * Knobs: the workers remember, per shadow file, the value last asked for
+ * and what the file holds (what the last write that succeeded wrote), and
+ * skip a write of what it holds: a controller queues every knob every
+ * time, and a write that failed is done again when asked again.
+ *
+ * Removed from outside: a shadow whose css is dying while its group
+ * lives was removed by someone else (systemd restarting a delegated
+ * unit, an rmdir). The next write to it or mkdir below it makes it again
+ * (rg_shadow_remake()), with the subtree below its highest removed
+ * ancestor: directories and knobs first, without rg_mutex; then, under
+ * it, the new css's are published and the groups' tasks retold; the old
+ * css's are put a grace period later.
  *
  * Lifetime: while a controller has the service enabled
  * (res_shadow_enable(), counted in rg_shadow_users), every non-root group
@@ -29,11 +52,12 @@
  *
  * Locking: a group's @shadow and rg_shadow_users are under rg_mutex (and
  * stable for a controller's move_task(): set before the first task can
- * join, cleared after the last left). @css is written once by the worker
- * (release) and read anywhere (acquire). @err is the mkdir's result,
- * written by the worker before the queue is flushed.
- * rg_shadow_write_err holds the first failed write since the last
- * res_shadow_sync().
+ * join, cleared after the last left). A shadow's @css is written by the
+ * workers under rg_shadow_dir_mutex (and rg_mutex when it is replaced)
+ * with release, and read anywhere with acquire. @err is the mkdir's
+ * result, written before @made completes. Order: rg_shadow_dir_mutex,
+ * rg_shadow_knob_mutex, rg_mutex (the workers take rg_mutex only to walk
+ * the groups and publish css's; its holders never wait for a worker).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

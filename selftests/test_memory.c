@@ -5,8 +5,11 @@
  * shares give, a group's OOM killing inside the group only (a memory
  * cgroup OOM, not a global one), the barrier, precedence over memory
  * cgroups, charges staying after a move and going to the parent at
- * rmdir, unloading with charges outstanding, bad input, and loading
- * without cgroup2's memory controller.
+ * rmdir, unloading with charges outstanding, bad input, loading without
+ * cgroup2's memory controller, failures of the shadow side (a tmpfs
+ * mounted on a shadow's directory) and shadows removed from outside, and
+ * the guarantee under a sibling's pressure (page cache of a memory-backed
+ * null_blk device), measured with and without it.
  *
  * Method: the test (the parent) stays in the root group and in the root
  * memory cgroup; hogs are forked children that place themselves (cgroup,
