@@ -320,19 +320,25 @@ void rg_children_max_update(struct res_group *grp, int id)
 /**
  * rg_group_remove - rmdir: move the tasks to the parent, drop the shares
  * @grp: a group without children
+ * @b: where the removal of its shadow goes (rg_shadow_batch_wait()), or
+ *	NULL not to wait for it
  *
  * Waits for the forks that pinned @grp (tasks.c), then takes rg_mutex.
  */
-void rg_group_remove(struct res_group *grp)
+void rg_group_remove(struct res_group *grp, struct rg_shadow_batch *b)
 {
 	rg_tasks_seal(grp);
 	mutex_lock(&rg_mutex);
+	if (b)
+		rg_shadow_batch_begin(b);
 	list_del_init(&grp->sibling);
 	rg_group_reset_shares(grp);
 	rg_tasks_move_out(grp);
 	rg_descendants_add(grp->parent, -1);
 	rg_group_free_shares(grp);
 	rg_shadow_group_remove(grp);
+	if (b)
+		rg_shadow_batch_end(b);
 	mutex_unlock(&rg_mutex);
 }
 

@@ -34,8 +34,9 @@
  * parameter write only queues the shadows' new values: it must not wait
  * for the shadows' worker, which writes cgroup files through kernfs, while
  * it holds a kernfs file of its own (sysfs) and the module's param_lock
- * (lockdep: of->mutex, param_lock -> the worker -> of->mutex). The next
- * shares write, mkdir or rmdir waits for them. move_task() runs under the
+ * (lockdep: of->mutex, param_lock -> the worker -> of->mutex). Nobody
+ * waits for them: a failure is logged, and the next shares write that
+ * asks for the value writes it again. move_task() runs under the
  * framework's spinlocks and only publishes a pointer to a css that lives
  * as long as the group's shares.
  */
@@ -68,9 +69,6 @@
  * @limit: abs_max in bytes (written under rm_mutex)
  * @barrier: the barrier in bytes (written under rm_mutex)
  * @guarantee: abs_min in bytes (written under rm_mutex)
- * @w_max: what memory.max was last set to (rm_mutex)
- * @w_high: what memory.high was last set to (rm_mutex)
- * @w_low: what memory.low was last set to (rm_mutex)
  * @base: the event counts at the last reset (rm_mutex)
  */
 struct rm_group {
@@ -84,9 +82,6 @@ struct rm_group {
 	u64 limit;
 	u64 barrier;
 	u64 guarantee;
-	u64 w_max;
-	u64 w_high;
-	u64 w_low;
 	struct res_group_memcg_stat base;
 };
 
@@ -110,9 +105,11 @@ static u64 rm_root_held(void)
 	struct res_group_memcg_stat st = {};
 	struct cgroup_subsys_state *css;
 
-	css = rm_root ? res_shadow_css(&rm_root->shares, "memory") : NULL;
-	if (css)
+	css = rm_root ? res_shadow_css_get(&rm_root->shares, "memory") : NULL;
+	if (css) {
 		res_group_memcg_stat(css, &st);
+		css_put(css);
+	}
 	return st.held;
 }
 
@@ -174,12 +171,14 @@ static u64 rm_part(u64 amount, int v, struct rm_group *p)
 	return mul_u64_u32_div(amount, v, p->divisor) & PAGE_MASK;
 }
 
-/* Queue @file = @val on @g's shadow unless it holds @val already. */
-static void rm_set(struct rm_group *g, const char *file, u64 *was, u64 val)
+/*
+ * Queue @file = @val on @g's shadow. Every time: the shadow service
+ * writes only files that may not hold @val (one whose last write failed
+ * is written again), and a shares write fails with the errno of its
+ * writes.
+ */
+static void rm_set(struct rm_group *g, const char *file, u64 val)
 {
-	if (*was == val)
-		return;
-	*was = val;
 	res_shadow_write(&g->shares, file, val);
 }
 
@@ -206,12 +205,11 @@ static void rm_derive(struct rm_group *g)
 	WRITE_ONCE(g->barrier, barrier);
 	WRITE_ONCE(g->guarantee, guarantee);
 	if (p) {
-		rm_set(g, "memory.max", &g->w_max,
-		       g->max >= 0 ? limit : RES_SHADOW_MAX);
-		rm_set(g, "memory.high", &g->w_high,
+		rm_set(g, "memory.max", g->max >= 0 ? limit : RES_SHADOW_MAX);
+		rm_set(g, "memory.high",
 		       g->max >= 0 && permille < 1000 ? barrier :
 		       RES_SHADOW_MAX);
-		rm_set(g, "memory.low", &g->w_low, guarantee);
+		rm_set(g, "memory.low", guarantee);
 	}
 	list_for_each_entry(c, &g->children, sibling)
 		rm_derive(c);
@@ -229,10 +227,6 @@ static struct res_shares *rm_alloc_shares(struct res_controller *ctl,
 	g->min = RES_SHARES_DONT_CARE;
 	g->max = RES_SHARES_DONT_CARE;
 	g->divisor = RES_SHARES_DEFAULT_DIVISOR;
-	/* A new shadow's knobs: none. */
-	g->w_max = RES_SHADOW_MAX;
-	g->w_high = RES_SHADOW_MAX;
-	g->w_low = 0;
 	mutex_lock(&rm_mutex);
 	if (parent) {
 		g->parent = to_rm(parent);
@@ -279,11 +273,13 @@ static void rm_shares_changed(struct res_shares *s)
 
 static void rm_read(struct res_shares *s, struct res_group_memcg_stat *st)
 {
-	struct cgroup_subsys_state *css = res_shadow_css(s, "memory");
+	struct cgroup_subsys_state *css = res_shadow_css_get(s, "memory");
 
 	memset(st, 0, sizeof(*st));
-	if (css)
+	if (css) {
 		res_group_memcg_stat(css, st);
+		css_put(css);
+	}
 }
 
 static void rm_show_stats(struct res_shares *s, struct seq_buf *sb)
@@ -306,15 +302,18 @@ static void rm_show_stats(struct res_shares *s, struct seq_buf *sb)
 
 static int rm_reset_stats(struct res_shares *s, const char *args)
 {
-	struct cgroup_subsys_state *css = res_shadow_css(s, "memory");
+	struct cgroup_subsys_state *css;
 	struct rm_group *g = to_rm(s);
 	struct res_group_memcg_stat st;
 
 	if (*args)
 		return -EINVAL;
 	rm_read(s, &st);
-	if (css)
+	css = res_shadow_css_get(s, "memory");
+	if (css) {
 		res_group_memcg_reset_peak(css);
+		css_put(css);
+	}
 	mutex_lock(&rm_mutex);
 	g->base = st;
 	mutex_unlock(&rm_mutex);

@@ -102,7 +102,8 @@ void rg_group_drop_shares(struct res_group *grp, struct res_controller *ctl,
 			  bool parent_too);
 void rg_children_max_update(struct res_group *grp, int id);
 struct res_group *rg_group_create(struct res_group *parent, const char *name);
-void rg_group_remove(struct res_group *grp);
+struct rg_shadow_batch;
+void rg_group_remove(struct res_group *grp, struct rg_shadow_batch *b);
 void rg_group_free(struct res_group *grp);
 
 /* shares.c: the arithmetic of docs/res_groups.rst "Shares", no locking */
@@ -139,12 +140,27 @@ int rgcs_init(void);
 void rgcs_exit(void);
 
 /* shadow.c: shadow cgroups (<linux/res_group_shadow.h>) */
+
+/**
+ * struct rg_shadow_batch - the shadow requests one caller queues under
+ *	rg_mutex (between rg_shadow_batch_begin() and _end()) and then
+ *	waits for, without it, with rg_shadow_batch_wait(): its own only
+ * @reqs: the requests
+ * @owner: the caller
+ */
+struct rg_shadow_batch {
+	struct list_head reqs;
+	struct task_struct *owner;
+};
+
 #ifdef CONFIG_RES_GROUPS_CGROUPS
 int rg_shadow_init(void);
 void rg_shadow_exit(void);
 int rg_shadow_group_create(struct res_group *grp);
 void rg_shadow_group_remove(struct res_group *grp);
-int rg_shadow_wait(struct res_group *grp);
+void rg_shadow_batch_begin(struct rg_shadow_batch *b);
+void rg_shadow_batch_end(struct rg_shadow_batch *b);
+int rg_shadow_batch_wait(struct rg_shadow_batch *b, bool killable);
 #else
 static inline int rg_shadow_init(void)
 {
@@ -158,7 +174,10 @@ static inline int rg_shadow_group_create(struct res_group *grp)
 }
 
 static inline void rg_shadow_group_remove(struct res_group *grp) {}
-static inline int rg_shadow_wait(struct res_group *grp)
+static inline void rg_shadow_batch_begin(struct rg_shadow_batch *b) {}
+static inline void rg_shadow_batch_end(struct rg_shadow_batch *b) {}
+static inline int rg_shadow_batch_wait(struct rg_shadow_batch *b,
+				       bool killable)
 {
 	return 0;
 }

@@ -298,13 +298,71 @@ static bool rgcs_shares_need_parent(struct res_group *grp,
 		 req->max_shares != s->max_shares));
 }
 
+/*
+ * Commit @f to @grp's shares of @ctl, tell the controller; the shadow
+ * requests it queues go to @b. Caller holds rg_mutex.
+ */
+static void rgcs_shares_apply(struct res_group *grp,
+			      struct res_controller *ctl,
+			      const struct res_shares *f,
+			      struct rg_shadow_batch *b)
+{
+	struct res_shares *s = grp->shares[ctl->id];
+	struct res_shares *parent = grp->parent ?
+				    grp->parent->shares[ctl->id] : NULL;
+	bool max_changed = f->max_shares != s->max_shares;
+
+	rg_shares_commit(s, f, parent);
+	if (max_changed && grp->parent)
+		rg_children_max_update(grp->parent, ctl->id);
+	rg_shadow_batch_begin(b);
+	if (ctl->shares_changed)
+		ctl->shares_changed(s);
+	rg_shadow_batch_end(b);
+}
+
+/*
+ * The shadow side of a shares write failed: write @old back, the shares
+ * as a write of them would, if they are still the @f that write gave
+ * (no other write came in between) and still valid, and wait for the
+ * shadows to get the old values again (those that could: a knob whose
+ * write fails is written again by the next write that asks for it).
+ */
+static void rgcs_shares_undo(struct res_group *grp,
+			     struct res_controller *ctl,
+			     const struct res_shares *old,
+			     const struct res_shares *f)
+{
+	struct res_shares back, f2, *s, *parent;
+	struct rg_shadow_batch b;
+	bool undone = false;
+
+	back.min_shares = old->min_shares;
+	back.max_shares = old->max_shares;
+	back.child_shares_divisor = old->child_shares_divisor;
+	mutex_lock(&rg_mutex);
+	s = grp->shares[ctl->id];
+	parent = grp->parent ? grp->parent->shares[ctl->id] : NULL;
+	if (s && s->min_shares == f->min_shares &&
+	    s->max_shares == f->max_shares &&
+	    s->child_shares_divisor == f->child_shares_divisor &&
+	    !rg_shares_check(s, &back, parent, &f2)) {
+		rgcs_shares_apply(grp, ctl, &f2, &b);
+		undone = true;
+	}
+	mutex_unlock(&rg_mutex);
+	if (undone)
+		rg_shadow_batch_wait(&b, true);
+}
+
 static ssize_t rgcs_shares_store(struct config_item *item, const char *page,
 				 size_t count)
 {
 	struct res_group *grp = to_rg(item);
-	struct res_shares req, f, *s, *parent;
+	struct res_shares req, f, old, *s, *parent;
+	struct rg_shadow_batch b;
 	struct res_controller *ctl;
-	bool max_changed, ruled = false;
+	bool ruled = false, committed = false;
 	unsigned long changeable = 0;
 	char *str;
 	int ret;
@@ -343,18 +401,18 @@ again:
 		ret = -EPERM;
 		goto out;
 	}
-	max_changed = f.max_shares != s->max_shares;
-	rg_shares_commit(s, &f, parent);
-	if (max_changed && grp->parent)
-		rg_children_max_update(grp->parent, ctl->id);
-	if (ctl->shares_changed)
-		ctl->shares_changed(s);
+	old = *s;
+	rgcs_shares_apply(grp, ctl, &f, &b);
+	committed = true;
 out:
 	mutex_unlock(&rg_mutex);
 	kfree(str);
+	if (!committed)
+		return ret ?: count;
 	/* The shadow cgroups' files hold the new values (shadow.c). */
-	if (!ret)
-		ret = rg_shadow_wait(grp);
+	ret = rg_shadow_batch_wait(&b, true);
+	if (ret && ret != -EINTR)
+		rgcs_shares_undo(grp, ctl, &old, &f);
 	return ret ?: count;
 }
 
@@ -838,18 +896,20 @@ static struct config_group *rgcs_make_group(struct config_group *group,
 					    const char *name)
 {
 	struct res_group *grp;
-
+	struct rg_shadow_batch b;
 	int ret;
 
 	mutex_lock(&rg_mutex);
+	rg_shadow_batch_begin(&b);
 	grp = rg_group_create(to_rg(&group->cg_item), name);
+	rg_shadow_batch_end(&b);
 	mutex_unlock(&rg_mutex);
+	/* Its shadow cgroup exists once mkdir returns (shadow.c). */
+	ret = rg_shadow_batch_wait(&b, true);
 	if (IS_ERR(grp))
 		return ERR_CAST(grp);
-	/* Its shadow cgroup exists once mkdir returns (shadow.c). */
-	ret = rg_shadow_wait(grp);
 	if (ret) {
-		rg_group_remove(grp);
+		rg_group_remove(grp, NULL);
 		rg_group_free(grp);
 		return ERR_PTR(ret);
 	}
@@ -860,9 +920,11 @@ static struct config_group *rgcs_make_group(struct config_group *group,
 static void rgcs_drop_item(struct config_group *group,
 			   struct config_item *item)
 {
-	rg_group_remove(to_rg(item));
+	struct rg_shadow_batch b;
+
+	rg_group_remove(to_rg(item), &b);
 	/* Its shadow cgroup is gone once rmdir returns (shadow.c). */
-	rg_shadow_wait(to_rg(item));
+	rg_shadow_batch_wait(&b, true);
 	config_item_put(item);
 }
 

@@ -5,8 +5,11 @@
  * shares give, a group's OOM killing inside the group only (a memory
  * cgroup OOM, not a global one), the barrier, precedence over memory
  * cgroups, charges staying after a move and going to the parent at
- * rmdir, unloading with charges outstanding, bad input, and loading
- * without cgroup2's memory controller.
+ * rmdir, unloading with charges outstanding, bad input, loading without
+ * cgroup2's memory controller, failures of the shadow side (a tmpfs
+ * mounted on a shadow's directory) and shadows removed from outside, and
+ * the guarantee under a sibling's pressure (page cache of a memory-backed
+ * null_blk device), measured with and without it.
  *
  * Method: the test (the parent) stays in the root group and in the root
  * memory cgroup; hogs are forked children that place themselves (cgroup,
@@ -31,7 +34,9 @@
 #include <string.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -199,9 +204,32 @@ FIXTURE_TEARDOWN(mem)
 	for (i = 0; i < 2; i++)
 		if (self->held[i] > 0)
 			rg_kill(self->held[i]);
+	/* What the failure tests mounted over shadows. */
+	umount2(SHADOWS "/g/c", MNT_DETACH);
+	umount2(SHADOWS "/g", MNT_DETACH);
 	rg_remove_all_groups();
 	rg_unload_all();
 	rmdir(CGT);
+}
+
+/*
+ * Make the shadow of @group fail every write (its files vanish under an
+ * empty tmpfs mounted on its directory); 0 or -errno.
+ */
+static int shadow_break(const char *group)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), SHADOWS "/%s", group);
+	return mount("rgm_break", path, "tmpfs", 0, NULL) ? -errno : 0;
+}
+
+static int shadow_mend(const char *group)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), SHADOWS "/%s", group);
+	return umount2(path, 0) ? -errno : 0;
 }
 
 /*
@@ -488,6 +516,228 @@ TEST_F(mem, load_needs_cgroup2_memory)
 	EXPECT_NE(NULL, strstr(since, "rg_memory: "));
 	EXPECT_NE(NULL, strstr(since, "no cgroup v2 memory controller"));
 	EXPECT_EQ(0, rg_module_loaded("rg_memory"));
+}
+
+/*
+ * A shares write whose shadow side fails returns the shadow's errno
+ * and changes nothing: the shares and every shadow's files read back as
+ * before (g's memory.max, written before its child's write failed, is
+ * written back). The same write again, the shadow mended, writes.
+ */
+TEST_F(mem, failed_shadow_write_changes_nothing)
+{
+	char before[4096], after[4096];
+	static const char * const groups[] = { "", "g", "g/c" };
+
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	ASSERT_EQ(0, shares_set("g/c", "max_shares", 50));
+	ASSERT_EQ(SM(32), shadow_val("g/c", "memory.max"));
+	ASSERT_EQ(0, rg_snapshot(groups, 3, "shares", before,
+				 sizeof(before)));
+	ASSERT_EQ(0, shadow_break("g/c"));
+	EXPECT_EQ(-ENOENT, shares_set("g", "max_shares", 32 / scale));
+	ASSERT_EQ(0, rg_snapshot(groups, 3, "shares", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	EXPECT_EQ(SM(64), ms("g", "limit"));
+	EXPECT_EQ(SM(32), ms("g/c", "limit"));
+	EXPECT_EQ(SM(64), shadow_val("g", "memory.max"));
+	ASSERT_EQ(0, shadow_mend("g/c"));
+	EXPECT_EQ(SM(32), shadow_val("g/c", "memory.max"));
+	/* The same value again: written this time, child and all. */
+	EXPECT_EQ(0, shares_set("g", "max_shares", 32 / scale));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.max"));
+	EXPECT_EQ(SM(16), shadow_val("g/c", "memory.max"));
+	EXPECT_EQ(SM(16), ms("g/c", "limit"));
+	/* A guarantee's write fails the same way. */
+	ASSERT_EQ(0, shadow_break("g"));
+	EXPECT_EQ(-ENOENT, shares_set("g", "min_shares", 16 / scale));
+	EXPECT_EQ(-3, rg_get("g", "shares", "memory", "min_shares"));
+	EXPECT_EQ(0, ms("g", "guarantee"));
+	ASSERT_EQ(0, shadow_mend("g"));
+	EXPECT_EQ(0, shadow_val("g", "memory.low"));
+	EXPECT_EQ(0, shares_set("g", "min_shares", 16 / scale));
+	EXPECT_EQ(SM(16), shadow_val("g", "memory.low"));
+}
+
+/*
+ * A shadow write that fails belongs to its caller only: one queued by a
+ * parameter write (nobody waits for it) fails no later mkdir or shares
+ * write of another group, and is written again by the next shares write.
+ */
+TEST_F(mem, a_failed_write_fails_only_its_own_caller)
+{
+	ASSERT_EQ(0, shadow_break("g"));
+	ASSERT_EQ(0, rg_write(PARAM "barrier_permille", "500"));
+	EXPECT_EQ(0, rg_mkdir("h"));
+	EXPECT_EQ(1, rg_exists(SHADOWS "/h"));
+	EXPECT_EQ(0, shares_set("h", "max_shares", 32 / scale));
+	EXPECT_EQ(SM(16), shadow_val("h", "memory.high"));
+	ASSERT_EQ(0, shadow_mend("g"));
+	/* g's memory.high was not written: the next shares write does. */
+	EXPECT_EQ(LONG_MAX, shadow_val("g", "memory.high"));
+	EXPECT_EQ(0, shares_set("g", "max_shares", 64 / scale));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.high"));
+}
+
+/*
+ * Shadows removed from outside (systemd removes a delegated unit's tree
+ * when it restarts it): the next shares write, mkdir or move below them
+ * makes them again, with their knobs, and the group's tasks charge them.
+ */
+TEST_F(mem, shadows_removed_from_outside_are_made_again)
+{
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	ASSERT_EQ(0, shares_set("g", "min_shares", 32 / scale));
+	ASSERT_EQ(0, shares_set("g/c", "min_shares", 25));
+	self->held[0] = hog(NULL, "g/c", SM(4), 1);
+	ASSERT_LT(0, self->held[0]);
+	ASSERT_EQ(0, rmdir(SHADOWS "/g/c"));
+	ASSERT_EQ(0, rmdir(SHADOWS "/g"));
+	/* A shares write: made again, with every knob. */
+	EXPECT_EQ(0, shares_set("g", "max_shares", 32 / scale));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.max"));
+	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c"));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.low"));
+	EXPECT_EQ(SM(8), shadow_val("g/c", "memory.low"));
+	EXPECT_EQ(LONG_MAX, shadow_val("g/c", "memory.max"));
+	EXPECT_EQ(SM(32), ms("g/c", "limit"));
+	/* Its tasks charge the new shadows. */
+	rg_kill(self->held[0]);
+	self->held[0] = hog(NULL, "g/c", SM(4), 1);
+	ASSERT_LT(0, self->held[0]);
+	EXPECT_LE(SM(4), ms("g/c", "held"));
+	EXPECT_LE(SM(4), ms("g", "held"));
+	/* A mkdir below a removed shadow. */
+	rg_kill(self->held[0]);
+	self->held[0] = 0;
+	ASSERT_EQ(0, rmdir(SHADOWS "/g/c"));
+	EXPECT_EQ(0, rg_mkdir("g/c/d"));
+	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c/d"));
+	EXPECT_EQ(0, rg_rmdir("g/c/d"));
+	EXPECT_EQ(0, rg_rmdir("g/c"));
+	EXPECT_EQ(0, rg_exists(SHADOWS "/g/c"));
+}
+
+/* A memory-backed null_blk device of NULLB_MIB MiB (configfs). */
+#define NULLB_CFG "/sys/kernel/config/nullb/rgm_nullb"
+#define NULLB_DEV "/run/rgm_nullb"
+#define NULLB_MIB 512
+
+/* Make it; 0, or -1 (no null_blk configfs: skip). */
+static int nullb_make(void)
+{
+	char buf[64];
+	unsigned int maj, min;
+
+	if (mkdir(NULLB_CFG, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(buf, sizeof(buf), "%d", NULLB_MIB);
+	if (rg_write(NULLB_CFG "/size", buf) ||
+	    rg_write(NULLB_CFG "/memory_backed", "1") ||
+	    rg_write(NULLB_CFG "/power", "1"))
+		return -1;
+	/* The disk is named after the directory; a node of our own. */
+	if (rg_read("/sys/block/rgm_nullb/dev", buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%u:%u", &maj, &min) != 2)
+		return -1;
+	unlink(NULLB_DEV);
+	return mknod(NULLB_DEV, S_IFBLK | 0600, makedev(maj, min));
+}
+
+static void nullb_remove(void)
+{
+	unlink(NULLB_DEV);
+	rg_write(NULLB_CFG "/power", "0");
+	rmdir(NULLB_CFG);
+}
+
+/*
+ * A child that joins @group and reads @len bytes of NULLB_DEV from @off
+ * through the page cache (a block device's cache is page cache, charged
+ * as a file's is), then exits 0; 10-12: a step failed.
+ */
+static pid_t reader(const char *group, long off, long len)
+{
+	static char buf[1 << 20];
+	pid_t child = fork();
+	long done;
+	int fd;
+
+	if (child)
+		return child;
+	if (rg_move(group, getpid()))
+		_exit(10);
+	fd = open(NULLB_DEV, O_RDONLY);
+	if (fd < 0)
+		_exit(11);
+	for (done = 0; done < len; done += sizeof(buf))
+		if (pread(fd, buf, sizeof(buf), off + done) != sizeof(buf))
+			_exit(12);
+	close(fd);
+	_exit(0);
+}
+
+/*
+ * One half of the guarantee pair: under @parent (limit and guarantee
+ * 64 MiB), @parent/keep (guarantee 32 MiB if @guarantee, else none)
+ * caches 24 MiB, then @parent/stream reads 128 MiB past the parent's
+ * limit. Return: how much of keep's cache is left, in bytes; -1 if a
+ * step failed.
+ */
+static long cache_left(const char *parent, int guarantee, long off)
+{
+	char keep[64], stream[64], buf[64];
+	int st;
+
+	snprintf(keep, sizeof(keep), "%s/keep", parent);
+	snprintf(stream, sizeof(stream), "%s/stream", parent);
+	snprintf(buf, sizeof(buf), "res=memory,min_shares=%ld,max_shares=%ld",
+		 64 / scale, 64 / scale);
+	if (rg_mkdir(parent) || rg_set(parent, "shares", buf) ||
+	    rg_mkdir(keep) || rg_mkdir(stream))
+		return -1;
+	if (guarantee && shares_set(keep, "min_shares", 50))
+		return -1;
+	st = wait_status(reader(keep, off, SM(24)));
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	st = wait_status(reader(stream, off + SM(24), SM(128)));
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	return ms(keep, "file");
+}
+
+/*
+ * The guarantee, under pressure: a group with min_shares keeps its page
+ * cache while a sibling streams past their parent's limit; the same run
+ * without the guarantee loses it. Both measured: the pair is the test.
+ * (Page cache of a null_blk device: the guest's root is 9p, and tmpfs
+ * pages cannot be reclaimed without swap.)
+ */
+TEST_F_TIMEOUT(mem, guarantee_keeps_cache_under_a_streaming_sibling, 120)
+{
+	long with, without;
+	int fd;
+
+	if (nullb_make()) {
+		nullb_remove();
+		SKIP(return, "no null_blk device (CONFIG_BLK_DEV_NULL_BLK)");
+	}
+	/* The last close of a block device drops its cache: one open. */
+	fd = open(NULLB_DEV, O_RDONLY);
+	ASSERT_LE(0, fd);
+	with = cache_left("p", 1, 0);
+	without = cache_left("q", 0, SM(256));
+	TH_LOG("cache left of %ld: %ld with the guarantee, %ld without",
+	       SM(24), with, without);
+	EXPECT_LE(SM(24) * 9 / 10, with);
+	EXPECT_LE(0, without);
+	EXPECT_GE(SM(24) / 2, without);
+	EXPECT_EQ(0, ms("p", "killcnt"));
+	EXPECT_GE(SM(64), ms("p", "maxheld"));
+	rg_remove_all_groups();
+	close(fd);
+	nullb_remove();
 }
 
 TEST_HARNESS_MAIN

@@ -13,12 +13,16 @@
  * credentials and namespaces), never holding the framework's locks: a
  * cgroup's subtree_control write waits for every fork in progress, and a
  * fork may wait for the framework. The calls below only queue; the
- * framework waits after it has dropped its mutex (mkdir, a shares write),
- * so that users see the shadow made or written when their call returns,
- * or see it fail with the shadow's errno. A controller that queues
- * anything else waits itself with res_shadow_sync(), holding no lock of
- * the framework's. Shadows are made and removed with their groups; a
- * removed shadow's charges go to its parent (memcg's reparenting).
+ * framework waits, for the requests of that call only and killably, after
+ * it has dropped its mutex (mkdir, a shares write), so that users see the
+ * shadow made or written when their call returns, or see it fail with
+ * the shadow's errno (a shares write then writes the old shares back).
+ * Directories and file writes go on two queues: a memory.max write that
+ * reclaims for long delays no mkdir or rmdir. Shadows are made and
+ * removed with their groups; a removed shadow's charges go to its parent
+ * (memcg's reparenting). A shadow whose directory was removed from
+ * outside (systemd restarting a delegated unit) is made again by the
+ * next write to it or mkdir below it.
  */
 #ifndef _LINUX_RES_GROUP_SHADOW_H
 #define _LINUX_RES_GROUP_SHADOW_H
@@ -62,11 +66,26 @@ void res_shadow_disable(const char *subsys);
  * @s: a group's shares; the root group's shadow is shadow_root
  * @subsys: "memory"
  *
- * Any context; the css is valid while the group's shares are. Return:
- * the css, or NULL if the shadow could not be made.
+ * Any context; the css is valid while the group's shares are, under
+ * the framework's mutex or a group's lock (the callbacks): a directory
+ * made again gets a new css, the old one is put a grace period after
+ * every task of the group was told (move_task(), RES_GROUP_RETELL).
+ * Return: the css, or NULL if the shadow could not be made.
  */
 struct cgroup_subsys_state *res_shadow_css(struct res_shares *s,
 					   const char *subsys);
+
+/**
+ * res_shadow_css_get - res_shadow_css(), with a reference
+ * @s: a group's shares
+ * @subsys: "memory"
+ *
+ * Any context. For a caller that may run while the shadow's directory is
+ * made again (removed from outside): the css may change then. Return:
+ * the css (css_put() it), or NULL.
+ */
+struct cgroup_subsys_state *res_shadow_css_get(struct res_shares *s,
+					       const char *subsys);
 
 /**
  * res_shadow_write - queue writing @val to a file of @s's group's shadow
@@ -74,16 +93,24 @@ struct cgroup_subsys_state *res_shadow_css(struct res_shares *s,
  * @file: e.g. "memory.max"
  * @val: bytes, or RES_SHADOW_MAX
  *
- * May sleep (allocates). A shares write waits for it before it returns.
+ * May sleep (allocates). Called from shares_changed() (the framework
+ * holds its mutex), the request is the shares write's: the write waits
+ * for it and fails with its errno (the old shares are then written
+ * back). From anywhere else nobody waits for it and its failure is only
+ * logged. A file is written only if it may not hold @val already (the
+ * last write of it failed, or wrote something else), so a controller
+ * may queue every knob every time. A shadow whose directory was
+ * removed from outside is made again first.
  */
 void res_shadow_write(struct res_shares *s, const char *file, u64 val);
 
 /**
- * res_shadow_sync - wait for everything queued so far
+ * res_shadow_sync - wait for everything queued so far, everyone's
  *
- * Return: 0, or the first errno of a write queued since the last call.
+ * For module load and unload only: a caller of the framework waits for
+ * its own requests only.
  */
-int res_shadow_sync(void);
+void res_shadow_sync(void);
 
 /**
  * res_shadow_path - the directory of @s's group's shadow, for messages
