@@ -678,6 +678,17 @@ static pid_t reader(const char *group, long off, long len)
 }
 
 /*
+ * The pair's amounts: an eighth in the quick tier (its reads took 8 s of
+ * the tier at a quarter), whole in the full one.
+ */
+static long pair_scale(void)
+{
+	return rg_scaled(1, 8);
+}
+
+#define PM(x) ((x) * MIB / pair_scale())
+
+/*
  * One half of the guarantee pair: under @parent (limit and guarantee
  * 64 MiB), @parent/keep (guarantee 32 MiB if @guarantee, else none)
  * caches 24 MiB, then @parent/stream reads 128 MiB past the parent's
@@ -692,16 +703,16 @@ static long cache_left(const char *parent, int guarantee, long off)
 	snprintf(keep, sizeof(keep), "%s/keep", parent);
 	snprintf(stream, sizeof(stream), "%s/stream", parent);
 	snprintf(buf, sizeof(buf), "res=memory,min_shares=%ld,max_shares=%ld",
-		 64 / scale, 64 / scale);
+		 64 / pair_scale(), 64 / pair_scale());
 	if (rg_mkdir(parent) || rg_set(parent, "shares", buf) ||
 	    rg_mkdir(keep) || rg_mkdir(stream))
 		return -1;
 	if (guarantee && shares_set(keep, "min_shares", 50))
 		return -1;
-	st = wait_status(reader(keep, off, SM(24)));
+	st = wait_status(reader(keep, off, PM(24)));
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		return -1;
-	st = wait_status(reader(stream, off + SM(24), SM(128)));
+	st = wait_status(reader(stream, off + PM(24), PM(128)));
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		return -1;
 	return ms(keep, "file");
@@ -727,14 +738,14 @@ TEST_F_TIMEOUT(mem, guarantee_keeps_cache_under_a_streaming_sibling, 120)
 	fd = open(NULLB_DEV, O_RDONLY);
 	ASSERT_LE(0, fd);
 	with = cache_left("p", 1, 0);
-	without = cache_left("q", 0, SM(256));
+	without = cache_left("q", 0, PM(256));
 	TH_LOG("cache left of %ld: %ld with the guarantee, %ld without",
-	       SM(24), with, without);
-	EXPECT_LE(SM(24) * 9 / 10, with);
+	       PM(24), with, without);
+	EXPECT_LE(PM(24) * 9 / 10, with);
 	EXPECT_LE(0, without);
-	EXPECT_GE(SM(24) / 2, without);
+	EXPECT_GE(PM(24) / 2, without);
 	EXPECT_EQ(0, ms("p", "killcnt"));
-	EXPECT_GE(SM(64), ms("p", "maxheld"));
+	EXPECT_GE(PM(64), ms("p", "maxheld"));
 	rg_remove_all_groups();
 	close(fd);
 	nullb_remove();
