@@ -781,6 +781,12 @@ static void rc_apply_ceilings(void)
 	spin_unlock(&rc_lock);
 	list_sort(NULL, &todo, rc_apply_order);
 	list_for_each_entry(g, &todo, apply_node) {
+		/*
+		 * Unchanged: not set again (CFS bandwidth checks the whole
+		 * tree of task groups on every change).
+		 */
+		if (g->want == g->applied && !READ_ONCE(g->failed))
+			continue;
 		ret = res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS,
 						    g->want);
 		WRITE_ONCE(g->failed, ret != 0);
