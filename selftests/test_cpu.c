@@ -952,6 +952,130 @@ TEST_F_TIMEOUT(cpu, guarantee_follows_the_number_of_siblings, 120)
 	}
 }
 
+/* Make P/<prefix>0 .. P/<prefix><n - 1>, with shares @fields if not NULL. */
+static int make_siblings(const char *parent, const char *prefix, int n,
+			 const char *fields)
+{
+	char name[32];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s/%s%d", parent, prefix, i);
+		if (rg_mkdir(name) || (fields && cpu_set(name, fields)))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The writer's own CPU time (us) for @n toggles of @group's guarantee
+ * (min_shares 1, then DONT_CARE again), added to @us.
+ */
+static int toggle_cost(const char *group, int n, double *us)
+{
+	struct timespec t0, t1;
+	int i;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	for (i = 0; i < n; i++)
+		if (cpu_set(group, "min_shares=1") ||
+		    cpu_set(group, "min_shares=-3"))
+			return -1;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	*us += (t1.tv_sec - t0.tv_sec) * 1e6 +
+	       (t1.tv_nsec - t0.tv_nsec) / 1e3;
+	return 0;
+}
+
+/*
+ * A shares write costs its writer the same however many siblings the
+ * group has (docs, "The CPU controller": a write sets the weights of
+ * O(1) task groups; the siblings' that change are set apart, in
+ * batches): toggling the guarantee of p/t, beside N siblings (2000,
+ * quick tier 400; half of them with min_shares 1), costs the writer's
+ * thread at most twice the CPU time of toggling q/t's beside 4, plus
+ * 30 us a toggle. Each write used to weigh every sibling again, a
+ * run-queue lock on every possible CPU each (measured: 4.8 times as
+ * much beside 300 siblings with a guarantee). CPU time, not wall time,
+ * and the two groups' toggles in turns: a busy host does not count.
+ */
+TEST_F_TIMEOUT(cpu, a_guarantee_write_costs_the_same_beside_many_siblings,
+	       300)
+{
+	int i, rounds = rg_scaled(10, 6), n = rg_scaled(2000, 400);
+	double few = 0, many = 0;
+	char s[64];
+
+	if (cpu_absent())
+		SKIP(return, "the cpu controller is not loaded");
+	snprintf(s, sizeof(s), "child_shares_divisor=%d", 4 * n);
+	ASSERT_EQ(0, rg_mkdir("p"));
+	ASSERT_EQ(0, cpu_set("p", s));
+	ASSERT_EQ(0, rg_mkdir("p/t"));
+	ASSERT_EQ(0, make_siblings("p", "f", n / 2, NULL));
+	ASSERT_EQ(0, make_siblings("p", "g", n / 2, "min_shares=1"));
+	ASSERT_EQ(0, rg_mkdir("q"));
+	ASSERT_EQ(0, cpu_set("q", s));
+	ASSERT_EQ(0, rg_mkdir("q/t"));
+	ASSERT_EQ(0, make_siblings("q", "f", 2, NULL));
+	ASSERT_EQ(0, make_siblings("q", "g", 2, "min_shares=1"));
+	ASSERT_EQ(0, toggle_cost("q/t", 2, &few));	/* (warm) */
+	ASSERT_EQ(0, toggle_cost("p/t", 2, &many));
+	few = many = 0;
+	for (i = 0; i < rounds; i++) {
+		ASSERT_EQ(0, toggle_cost("q/t", 5, &few));
+		ASSERT_EQ(0, toggle_cost("p/t", 5, &many));
+	}
+	few /= 5 * rounds;
+	many /= 5 * rounds;
+	TH_LOG("us per toggle: beside 4 siblings %.1f, beside %d %.1f", few, n,
+	       many);
+	EXPECT_LT(many, 2 * few + 30);
+}
+
+/*
+ * The guarantees hold among many siblings, as weighed apart (see
+ * a_guarantee_write_costs_the_same_beside_many_siblings): in p (divisor
+ * 10000), a (min_shares 5000) and b (none) busy, beside 200 idle
+ * siblings with min_shares 1 (quick tier 60), whose guarantees and a's
+ * were toggled meanwhile: a and b split 5000 x 2 : unused (p's own tasks
+ * and b are the k = 2 equal parts), as with no siblings at all.
+ */
+TEST_F_TIMEOUT(cpu, guarantee_among_many_siblings, 180)
+{
+	int i, n = rg_scaled(200, 60), unused;
+	double part[2], want;
+	char name[32];
+	pid_t p[2];
+
+	ASSERT_EQ(0, rg_mkdir("p"));
+	ASSERT_EQ(0, cpu_set("p", "child_shares_divisor=10000"));
+	ASSERT_EQ(0, rg_mkdir("p/a"));
+	ASSERT_EQ(0, rg_mkdir("p/b"));
+	ASSERT_EQ(0, cpu_set("p/a", "min_shares=2000"));
+	ASSERT_EQ(0, make_siblings("p", "g", n, "min_shares=1"));
+	for (i = 0; i < n; i += 7) {
+		snprintf(name, sizeof(name), "p/g%d", i);
+		ASSERT_EQ(0, cpu_set(name, "min_shares=-3"));
+		ASSERT_EQ(0, cpu_set("p/a", i & 1 ? "min_shares=3000" :
+				     "min_shares=100"));
+		ASSERT_EQ(0, cpu_set(name, "min_shares=1"));
+	}
+	ASSERT_EQ(0, cpu_set("p/a", "min_shares=5000"));
+	p[0] = busy_start("p/a", 2 * ncpus());
+	p[1] = busy_start("p/b", 2 * ncpus());
+	ASSERT_GT(p[0], 0);
+	ASSERT_GT(p[1], 0);
+	ASSERT_EQ(0, measure(p, 2, part));
+	unused = 10000 - 5000 - n;
+	want = 5000.0 * 2 / (5000.0 * 2 + unused);
+	TH_LOG("%d siblings: a %.3f b %.3f (a's share %.3f of a + b)", n,
+	       part[0], part[1], want);
+	expect_share(_metadata, "a's share", part[0] / (part[0] + part[1]),
+		     want, TOL_SPLIT);
+	expect_whole(_metadata, "a + b", part[0] + part[1]);
+}
+
 /*
  * rg_cpu.ko unloads with the root's guarantees summing to its divisor
  * (nothing unused), and loads again: the unload drops each group's
