@@ -23,6 +23,9 @@
  *   rg_bench open ITER            ns per open + close of /proc/self/stat
  *   rg_bench mmap ITER            ns per mmap of 64 KiB, a store into each
  *                                 page, munmap
+ *   rg_bench execloop 0           a thread of ours execs this program
+ *                                 again (de_thread() swaps its pid and
+ *                                 its leader's), and so on until killed
  *   rg_bench forkgroups ITER K N PREFIX FILE
  *                                 N forkers, forker i first moved to
  *                                 PREFIX<i>/FILE (PREFIX "-": not moved);
@@ -114,6 +117,13 @@ static void *park(void *arg)
 {
 	pause();
 	return arg;
+}
+
+static void *exec_again(void *argv)
+{
+	execv("/proc/self/exe", argv);
+	die("execv");
+	return NULL;
 }
 
 static void write_pid(const char *file)
@@ -316,6 +326,12 @@ int main(int argc, char **argv)
 		   argc == 5 && atol(argv[3]) > iter) {
 		dirs(iter, atol(argv[3]), argv[4], argv[1][0] == 'm');
 		printf("%.0f\n", (now() - t) * 1e9 / (atol(argv[3]) - iter));
+	} else if (!strcmp(argv[1], "execloop")) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, exec_again, argv))
+			die("pthread_create");
+		pause();
 	} else if (!strcmp(argv[1], "forklat")) {
 		forklat(iter);
 	} else if (!strcmp(argv[1], "forkgroups") && argc == 7) {

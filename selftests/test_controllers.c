@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -336,7 +337,10 @@ TEST_F_TIMEOUT(ctl, registration_beside_many_root_tasks_holds_no_lock_long, 600)
 	char threads_max[32], pid_max[32], c;
 	long listed = 0, counted = -1, row;
 	int ready[2], leave[2], kmsg, i;
+	struct timespec t0, t1;
 	pid_t pid;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 
 	ASSERT_LT(0, rg_read("/proc/sys/kernel/threads-max", threads_max,
 			     sizeof(threads_max)));
@@ -403,6 +407,9 @@ TEST_F_TIMEOUT(ctl, registration_beside_many_root_tasks_holds_no_lock_long, 600)
 	rg_kill(pid);
 	rg_write("/proc/sys/kernel/pid_max", pid_max);
 	rg_write("/proc/sys/kernel/threads-max", threads_max);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TH_LOG("%d tasks: %.1f s", n, t1.tv_sec - t0.tv_sec +
+	       (t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 
 TEST_HARNESS_MAIN
