@@ -22,6 +22,8 @@ FORKLAT_MS=${FORKLAT_MS:-3000}
 MEMBERS_TASKS=${MEMBERS_TASKS:-30000}
 READERS=${READERS:-16}
 tmp=${TMPDIR:-/tmp}/members-churn-bench
+# (the readers, uid 1000, write their counts there)
+mkdir -p "$tmp.d" && chmod 1777 "$tmp.d"
 ncpu=$(nproc)
 # user CMD...: CMD as uid 1000, exec'd (only in a subshell: $(...) or &)
 user() { exec setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
@@ -36,10 +38,10 @@ result() {
 	echo "RESULT xforkmed_$1 rg $r $3"
 }
 
-# A reader: reads of the root's members, counted into $tmp.reads.N.
+# A reader: reads of the root's members, counted into $tmp.d/reads.N.
 reader() {
 	local n=0
-	trap 'echo $n > "$tmp.reads.$1"; exit 0' TERM
+	trap 'echo $n > "$tmp.d/reads.$1"; exit 0' TERM
 	while :; do
 		cat $RG/members > /dev/null
 		n=$((n + 1))
@@ -49,7 +51,7 @@ reader() {
 for r in $(seq "$ROUNDS"); do
 	unload
 	insmod $MODDIR/res_groups.ko || exit 1
-	rm -f "$tmp" "$tmp".reads.* && mkfifo "$tmp"
+	rm -f "$tmp" "$tmp".d/reads.* && mkfifo "$tmp"
 	$BIN park "$MEMBERS_TASKS" $RG/members > "$tmp" &
 	park=$!
 	read -r ready < "$tmp"
@@ -70,9 +72,9 @@ for r in $(seq "$ROUNDS"); do
 	wait "${pids[@]}" 2> /dev/null
 	wait $execer 2> /dev/null
 	result churn "$v"
-	echo "RESULT xreads rg $r $(cat "$tmp".reads.* 2> /dev/null | awk '{ s += $1 } END { print s + 0 }')"
+	echo "RESULT xreads rg $r $(cat "$tmp".d/reads.* 2> /dev/null | awk '{ s += $1 } END { print s + 0 }')"
 	kill -9 $park
 	wait $park 2> /dev/null
 	unload
 done
-rm -f "$tmp" "$tmp".reads.*
+rm -rf "$tmp" "$tmp".d
