@@ -10,9 +10,8 @@
 # leader's, and a read that meets one walks the list without notes;
 # before issue 46 that walk was one pass under the root's lock, which
 # every fork and exit in the root takes), "churn". Prints "RESULT
-# xforkmax_<idle|churn> rg <round> <longest fork in us>", "RESULT
-# xforkmed_<...>" (the median) and "RESULT xreads rg <round> <reads of
-# members done meanwhile>".
+# xforkmax_<idle|churn> rg <round> <longest fork in us>" and "RESULT
+# xforkmed_<...>" (the median).
 #   MODDIR, BIN, ROUNDS; FORKLAT_MS (default 3000); MEMBERS_TASKS
 #   (default 30000); READERS (default 16)
 set -u
@@ -22,8 +21,6 @@ FORKLAT_MS=${FORKLAT_MS:-3000}
 MEMBERS_TASKS=${MEMBERS_TASKS:-30000}
 READERS=${READERS:-16}
 tmp=${TMPDIR:-/tmp}/members-churn-bench
-# (the readers, uid 1000, write their counts there)
-mkdir -p "$tmp.d" && chmod 1777 "$tmp.d"
 ncpu=$(nproc)
 # user CMD...: CMD as uid 1000, exec'd (only in a subshell: $(...) or &)
 user() { exec setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
@@ -38,20 +35,10 @@ result() {
 	echo "RESULT xforkmed_$1 rg $r $3"
 }
 
-# A reader: reads of the root's members, counted into $tmp.d/reads.N.
-reader() {
-	local n=0
-	trap 'echo $n > "$tmp.d/reads.$1"; exit 0' TERM
-	while :; do
-		cat $RG/members > /dev/null
-		n=$((n + 1))
-	done
-}
-
 for r in $(seq "$ROUNDS"); do
 	unload
 	insmod $MODDIR/res_groups.ko || exit 1
-	rm -f "$tmp" "$tmp".d/reads.* && mkfifo "$tmp"
+	rm -f "$tmp" && mkfifo "$tmp"
 	$BIN park "$MEMBERS_TASKS" $RG/members > "$tmp" &
 	park=$!
 	read -r ready < "$tmp"
@@ -59,7 +46,7 @@ for r in $(seq "$ROUNDS"); do
 	result idle "$(taskset -c 0 setsid -w $BIN forklat "$FORKLAT_MS")"
 	pids=()
 	for i in $(seq "$READERS"); do
-		(user taskset -c $((i % ncpu)) bash -c "$(declare -f reader); tmp=$tmp RG=$RG; reader $i") &
+		(user taskset -c $((i % ncpu)) $BIN read 100000000 $RG/members > /dev/null) &
 		pids+=($!)
 	done
 	(user $BIN execloop 0) &
@@ -68,13 +55,15 @@ for r in $(seq "$ROUNDS"); do
 	v=$(taskset -c 0 setsid -w $BIN forklat "$FORKLAT_MS")
 	kill -0 $execer 2> /dev/null || { echo "the exec loop died" >&2; exit 1; }
 	kill -9 $execer
-	kill -TERM "${pids[@]}" 2> /dev/null
+	for p in "${pids[@]}"; do
+		kill -0 "$p" 2> /dev/null || { echo "a reader died" >&2; exit 1; }
+	done
+	kill -9 "${pids[@]}"
 	wait "${pids[@]}" 2> /dev/null
 	wait $execer 2> /dev/null
 	result churn "$v"
-	echo "RESULT xreads rg $r $(cat "$tmp".d/reads.* 2> /dev/null | awk '{ s += $1 } END { print s + 0 }')"
 	kill -9 $park
 	wait $park 2> /dev/null
 	unload
 done
-rm -rf "$tmp" "$tmp".d
+rm -f "$tmp"
