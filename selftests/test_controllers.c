@@ -365,6 +365,9 @@ TEST_F_TIMEOUT(ctl, registration_beside_many_root_tasks_holds_no_lock_long, 600)
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	close(ready[0]);
 	EXPECT_EQ('x', c) TH_LOG("could not start %d threads", n);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TH_LOG("%d threads started: %.1f s", n, t1.tv_sec - t0.tv_sec +
+	       (t1.tv_nsec - t0.tv_nsec) / 1e9);
 
 	/* Registration, with an eighth of the threads leaving meanwhile. */
 	for (i = 0; i < leavers; i++)
@@ -378,6 +381,9 @@ TEST_F_TIMEOUT(ctl, registration_beside_many_root_tasks_holds_no_lock_long, 600)
 	for (i = 0; i < 100 && threads_of(pid) > n - leavers; i++)
 		usleep(100000);
 	EXPECT_EQ(n - leavers, threads_of(pid));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TH_LOG("registered, leavers gone: %.1f s", t1.tv_sec - t0.tv_sec +
+	       (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	/* Kernel threads come and go in the root: until two reads agree. */
 	for (i = 0; i < 20; i++) {
 		listed = count_lines("");
