@@ -5,7 +5,7 @@
  * threads; the full tier only: RG_FULL_TIER_ONLY, a skip selftests/expected
  * lists; the quick tier's test_races reads a members file of 1,000 threads,
  * several pages, while it grows), and the root's members read beside fork
- * churn and an exec loop (2,000 stayers for 10 s; 300 for 1.5 s in the
+ * churn and an exec loop (2,000 stayers for 10 s; 100 for 1 s in the
  * quick tier).
  */
 #define _GNU_SOURCE
@@ -434,10 +434,10 @@ static int lists_stayers_once(char *s, const int *stay, int n, int *got,
  * read: well formed, no pid twice, every stayer (a process of parked
  * threads in the root) listed.
  */
-TEST_F_TIMEOUT(members, root_read_beside_fork_and_exec_churn_lists_every_stayer_once, 120)
+TEST_F_TIMEOUT(members, root_read_beside_fork_and_exec_churn_lists_every_stayer_once, 300)
 {
-	const int nstay = rg_scaled(2000, 300);
-	const double secs = rg_scaled(10, 1.5);
+	const int nstay = rg_scaled(2000, 100);
+	const double secs = rg_quick() ? 1 : 10;
 	const int max = 200000;
 	int *stay, *got, pipefd[2], reads = 0, bad = 0, status;
 	pid_t stayers, forker, execer;
