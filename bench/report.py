@@ -506,6 +506,21 @@ for t, what in CS.items():
     for cfg in sorted(raw.get(t, {})):
         print(f"{t:<28} {cfg:<6} {med(t, cfg):>10.1f} "
               f"{max(raw[t][cfg]):>10.1f}  {what}")
+MX = {"xforkmax_idle": "longest fork, another session, 30,000 root tasks",
+      "xforkmax_churn": "longest fork, another session, beside a user's "
+                        "16 readers of the root's members and exec loop",
+      "xforkmed_idle": "median fork, another session, alone",
+      "xforkmed_churn": "median fork, another session, beside the churn"}
+if any(raw.get(t) for t in MX):
+    print()
+    print("members under churn (plain TCG, two vCPUs)")
+    print(f"{'test':<16} {'median':>10} {'rounds':>20}")
+for t, what in MX.items():
+    units[t] = "us, " + what
+    if raw.get(t, {}).get("rg"):
+        v = raw[t]["rg"]
+        print(f"{t:<16} {med(t, 'rg'):>10.0f} "
+              f"{min(v):>9.0f}-{max(v):<9.0f}  {what}")
 
 with open(args.json, "w") as f:
     json.dump({"date": datetime.datetime.utcnow().isoformat() + "Z",

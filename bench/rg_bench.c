@@ -29,6 +29,9 @@
  *   rg_bench open ITER            ns per open + close of /proc/self/stat
  *   rg_bench mmap ITER            ns per mmap of 64 KiB, a store into each
  *                                 page, munmap
+ *   rg_bench execloop 0           a thread of ours execs this program
+ *                                 again (de_thread() swaps its pid and
+ *                                 its leader's), and so on until killed
  *   rg_bench forkgroups ITER K N PREFIX FILE
  *                                 N forkers, forker i first moved to
  *                                 PREFIX<i>/FILE (PREFIX "-": not moved);
@@ -162,6 +165,13 @@ static void *park(void *arg)
 {
 	pause();
 	return arg;
+}
+
+static void *exec_again(void *argv)
+{
+	execv("/proc/self/exe", argv);
+	die("execv");
+	return NULL;
 }
 
 static void write_pid(const char *file)
@@ -368,6 +378,12 @@ int main(int argc, char **argv)
 		mkdirlat(iter, argv[3]);
 	} else if (!strcmp(argv[1], "toggle") && argc == 4) {
 		toggle(iter, argv[3]);
+	} else if (!strcmp(argv[1], "execloop")) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, exec_again, argv))
+			die("pthread_create");
+		pause();
 	} else if (!strcmp(argv[1], "forklat")) {
 		forklat(iter);
 	} else if (!strcmp(argv[1], "forkgroups") && argc == 7) {

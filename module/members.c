@@ -19,16 +19,30 @@
  *
  * The notes go into the read's own buffer: room for RG_WALK_MAX_NOTES,
  * or half a note per task the buffer has room for if that is less. If
- * more tasks join and leave during a read, the read takes the list in one
- * pass under the lock instead, as a walk with no notes.
+ * more tasks join and leave during a read, the read asks for a buffer
+ * with room for more notes and begins again (configfs calls it again),
+ * until it has room for RG_WALK_MAX_NOTES.
  *
  * A thread that execs while other threads of its process live takes its
  * leader's pid and gives the leader its own (de_thread()), without telling
- * us: a walk that visits a task of a process in such an exec, or is told
- * that one joins or leaves, falls back to one pass as well (which is no
- * more exact than the old one-pass read was). A thread that is in the
- * group without its leader may still be listed under either pid, or
- * both.
+ * us: no walk can say which pid such a task had at its moment.
+ *
+ * So a read that meets such an exec (a task it visits, or one that joins
+ * or leaves, is of a process in one), or more joins and leaves than
+ * RG_WALK_MAX_NOTES, falls back to a walk that keeps no notes and lists
+ * no moment (rg_walk_refs()): it begins again at the list's tail, and
+ * takes a reference to each task it visits, a batch per hold of the
+ * lock as before; once it is done, with no lock held, it lists each
+ * visited task's pid at that time, leaving out those reaped since. Each
+ * task that is in the group for the whole read is visited once: those
+ * that join go behind the walk, and the cursor moves off those that
+ * leave. Tasks that join or leave during the read may be listed or not.
+ * If an exec swapped two visited tasks' pids between their lookups (the
+ * walk notes any exec it meets, and of any task that leaves while it
+ * lasts), the same pid may come out twice: then the list is sorted and
+ * each pid kept once. So an exec loop or fork churn, which any user can
+ * run in the root, costs each fork and exit at most one batch of each
+ * read under way, never a pass over the group.
  *
  * A join or leave of a group's task costs a list_empty() while no read
  * walks the group, and a pid lookup and a note per walk while some do.
@@ -78,7 +92,9 @@
  * @notes: joins and leaves during the walk, in order
  * @nr_notes: entries of @notes used
  * @max_notes: entries @notes has room for
- * @overflow: a join or leave found @notes full
+ * @overflow: a join or leave found @notes full, or the walk met an exec;
+ *	set from the start for a walk that keeps no notes
+ * @exec: the walk met a task of a process in an exec that may swap pids
  */
 struct rg_walk {
 	struct list_head node;
@@ -88,6 +104,7 @@ struct rg_walk {
 	unsigned int nr_notes;
 	unsigned int max_notes;
 	bool overflow;
+	bool exec;
 };
 
 /*
@@ -117,12 +134,21 @@ void rg_members_note(struct res_group *grp, struct task_struct *tsk,
 	list_for_each_entry(w, &grp->walks, node) {
 		if (leave && w->next == &tsk->res_group_node)
 			w->next = tsk->res_group_node.prev;
-		if (w->overflow)
+		if (w->overflow) {
+			/* A walk without notes: only an exec is noted (reads). */
+			if (w->ns && !w->exec && rg_walk_exec(tsk))
+				w->exec = true;
 			continue;
+		}
 		nr = task_pid_nr_ns(tsk, w->ns);
 		if (nr <= 0)
 			continue;
-		if (rg_walk_exec(tsk) || w->nr_notes == w->max_notes) {
+		if (rg_walk_exec(tsk)) {
+			w->overflow = true;
+			w->exec = true;
+			continue;
+		}
+		if (w->nr_notes == w->max_notes) {
 			w->overflow = true;
 			continue;
 		}
@@ -162,6 +188,7 @@ static unsigned int rg_walk_batch(struct res_group *grp, struct rg_walk *w,
 		v = task_pid_nr_ns(t, w->ns);
 		if (unlikely(rg_walk_exec(t))) {
 			w->overflow = true;
+			w->exec = true;
 			break;
 		}
 		w->next = w->next->prev;
@@ -211,17 +238,19 @@ static unsigned int rg_walk_left(u64 *notes, unsigned int nr_notes,
 
 /*
  * The text: @nr's @n pids from the last (the walk's last visit: the
- * task that joined first), then @left's @m.
+ * task that joined first), then @left's @m; 0 and below left out.
  */
 static size_t rg_walk_print(char *buf, const pid_t *nr, unsigned int n,
 			    const pid_t *left, unsigned int m)
 {
 	unsigned int i;
 	size_t len = 0;
+	pid_t v;
 
 	for (i = 0; i < n + m; i++) {
-		len += scnprintf(buf + len, RG_PID_CHARS + 1, "%d\n",
-				 i < n ? nr[n - 1 - i] : left[i - n]);
+		v = i < n ? nr[n - 1 - i] : left[i - n];
+		if (v > 0)
+			len += scnprintf(buf + len, RG_PID_CHARS + 1, "%d\n", v);
 		if (!(i % 256))
 			cond_resched();
 	}
@@ -233,6 +262,109 @@ static size_t rg_walk_room(size_t tasks)
 {
 	/* (room for a few more: they may join before the next try) */
 	return (tasks + 64) * RG_SLOT_BYTES + sizeof(u64);
+}
+
+/*
+ * Keep each pid of @nr once, in print order (from the last): the others
+ * become 0. @s has room for @n pids.
+ */
+static void rg_walk_dedupe(pid_t *nr, pid_t *s, unsigned int n)
+{
+	unsigned int i;
+	pid_t *p;
+
+	memcpy(s, nr, n * sizeof(*s));
+	sort(s, n, sizeof(*s), rg_cmp_pid, NULL);
+	for (i = n; i-- > 0;) {
+		if (nr[i] <= 0)
+			continue;
+		p = bsearch(&nr[i], s, n, sizeof(*s), rg_cmp_pid);
+		if (WARN_ON_ONCE(!p))
+			continue;
+		while (p > s && abs(p[-1]) == nr[i])
+			p--;
+		if (*p < 0)
+			nr[i] = 0;	/* listed already */
+		else
+			*p = -*p;
+		if (!(i % 256))
+			cond_resched();
+	}
+}
+
+/*
+ * The fallback (see the top of this file): called with @grp->lock held
+ * and @w, a read's walk, on @grp's walks with @w->overflow set. Takes
+ * @w off the list and drops the lock. @buf as rg_members_read() lays it
+ * out for @cap tasks: the text, then @cap task pointers (the room of the
+ * pid numbers and the notes), which become @cap pid numbers, then @cap
+ * more for rg_walk_dedupe().
+ */
+static ssize_t rg_walk_refs(struct res_group *grp, struct rg_walk *w,
+			    char *buf, unsigned int cap)
+	__releases(&grp->lock)
+{
+	struct task_struct **tv, *t;
+	unsigned int n = 0, i, k, nr_tasks;
+	bool exec = w->exec;
+	ssize_t ret = 0;
+	pid_t *nr;
+
+	BUILD_BUG_ON(RG_PID_CHARS + sizeof(t) > RG_SLOT_BYTES ||
+		     RG_PID_CHARS + 2 * sizeof(pid_t) > RG_SLOT_BYTES);
+	tv = (struct task_struct **)(buf + cap * RG_PID_CHARS);
+	nr = (pid_t *)tv;
+	nr_tasks = grp->nr_tasks;
+	if (nr_tasks > cap) {
+		list_del(&w->node);
+		spin_unlock(&grp->lock);
+		return rg_walk_room(nr_tasks);
+	}
+	w->next = grp->tasks.prev;
+	for (;;) {
+		for (k = 0; k < RG_WALK_BATCH && w->next != &grp->tasks; k++) {
+			t = list_entry(w->next, struct task_struct,
+				       res_group_node);
+			w->next = w->next->prev;
+			/* (it visits at most the tasks of its start: never) */
+			if (!WARN_ON_ONCE(n == cap)) {
+				get_task_struct(t);
+				tv[n++] = t;
+			}
+		}
+		if (w->next == &grp->tasks)
+			break;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		spin_unlock(&grp->lock);
+		cond_resched();
+		spin_lock(&grp->lock);
+	}
+	spin_unlock(&grp->lock);
+	/*
+	 * Each task's pid now, in place: nr[i] lies in tv[i / 2], read
+	 * already (tv[0] just before). Still on the walks: a task that
+	 * leaves meanwhile, in an exec, is noted (@w->exec).
+	 */
+	for (i = 0; i < n; i++) {
+		t = tv[i];
+		nr[i] = ret ? 0 : task_pid_nr_ns(t, w->ns);
+		exec |= rg_walk_exec(t);
+		put_task_struct(t);
+		if (!(i % 256))
+			cond_resched();
+	}
+	spin_lock(&grp->lock);
+	list_del(&w->node);
+	exec |= w->exec;
+	spin_unlock(&grp->lock);
+	if (ret)
+		return ret;
+	if (exec)
+		rg_walk_dedupe(nr, nr + cap, n);
+	return rg_walk_print(buf, nr, n, NULL, 0);
 }
 
 /**
@@ -252,9 +384,8 @@ ssize_t rg_members_read(struct res_group *grp, char *buf, size_t size)
 {
 	struct rg_walk w = { .ns = task_active_pid_ns(current) };
 	unsigned int cap, n = 0, m, nr_tasks;
-	struct task_struct *t;
 	size_t off;
-	pid_t *nr, v;
+	pid_t *nr;
 
 	/* 7 digits at most */
 	BUILD_BUG_ON(PID_MAX_LIMIT > 9999999);
@@ -285,20 +416,16 @@ ssize_t rg_members_read(struct res_group *grp, char *buf, size_t size)
 		cond_resched();
 		spin_lock(&grp->lock);
 	}
-	list_del(&w.node);
 	if (w.overflow) {
-		/* The list at this moment, in the walk's order. */
-		nr_tasks = grp->nr_tasks;
-		if (nr_tasks > cap)
-			goto grow;
-		n = 0;
-		w.nr_notes = 0;
-		list_for_each_entry_reverse(t, &grp->tasks, res_group_node) {
-			v = task_pid_nr_ns(t, w.ns);
-			if (v > 0 && !WARN_ON_ONCE(n == cap))
-				nr[n++] = v;
+		/* Too many joins and leaves: more room, and again. */
+		if (!w.exec && w.max_notes < RG_WALK_MAX_NOTES) {
+			list_del(&w.node);
+			spin_unlock(&grp->lock);
+			return rg_walk_room((size_t)cap + 4 * w.max_notes + 64);
 		}
+		return rg_walk_refs(grp, &w, buf, cap);
 	}
+	list_del(&w.node);
 	spin_unlock(&grp->lock);
 
 	m = rg_walk_left(w.notes, w.nr_notes, nr, n);

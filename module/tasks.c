@@ -36,6 +36,13 @@
  *   the root first. post_fork tells the two kinds apart by the hooks'
  *   srcu index (kept only for a fork that had can_fork), never by
  *   task->res_group, which load, moves and unload may change meanwhile.
+ * - A controller's (un)registration tells a group's tasks a batch at a
+ *   time, dropping the group's lock in between (rg_tasks_set_eff()); a
+ *   task of that group that is reaped meanwhile waits (rg_release(),
+ *   sleeping) until the group's walk is done, so that it is told of its
+ *   leaving with the shares it was told of. Nothing else changes the
+ *   group's list meanwhile: forks wait for rg_fork_sem, moves and rmdir
+ *   for rg_mutex.
  * - rg_detached is written under rg_fork_sem (write) and rg_root.lock, and
  *   read under either. (post_fork reads it under the lock of the parent's
  *   group: at unload the root is the only group left.)
@@ -52,6 +59,13 @@ struct percpu_rw_semaphore rg_fork_sem;
 
 /* Set at unload: no task may join any more (see the top of this file). */
 static bool rg_detached;
+
+/*
+ * The group whose tasks a controller's (un)registration is telling, a
+ * batch at a time (rg_tasks_set_eff()); NULL when none. Written under
+ * rg_mutex and that group's lock, read under a group's lock.
+ */
+static struct res_group *rg_telling;
 
 /**
  * rg_lock_task_group - lock the group @tsk is in
@@ -319,8 +333,22 @@ static void rg_post_fork(struct task_struct *child,
 
 static void rg_release(struct task_struct *tsk)
 {
-	struct res_group *grp = rg_lock_task_group(tsk);
+	struct res_group *grp;
 
+	/*
+	 * Not while a controller's registration tells our group's tasks
+	 * (rg_tasks_set_eff()): whether it told us yet is its cursor's
+	 * secret. It never waits for us; compare pointers only: @grp may
+	 * be gone once we wake.
+	 */
+	for (;;) {
+		grp = rg_lock_task_group(tsk);
+		if (likely(READ_ONCE(rg_telling) != grp) ||
+		    rcu_access_pointer(tsk->res_group) != grp)
+			break;
+		spin_unlock(&grp->lock);
+		wait_var_event(&rg_telling, READ_ONCE(rg_telling) != grp);
+	}
 	if (rcu_access_pointer(tsk->res_group) == grp)
 		rg_leave(tsk, grp, RES_GROUP_EXIT);
 	spin_unlock(&grp->lock);
@@ -496,6 +524,9 @@ void rg_tasks_move_out(struct res_group *grp)
 	} while (!done);
 }
 
+/* Tasks told per hold of the group's lock by a controller's (un)registration. */
+#define RG_TELL_BATCH	64
+
 /**
  * rg_tasks_set_eff - set the shares @grp's tasks count in for controller
  * @id, and tell the controller of each task (registration: they join,
@@ -504,20 +535,57 @@ void rg_tasks_move_out(struct res_group *grp)
  * @id: the controller
  * @eff: the new effective shares (NULL when unregistering)
  *
- * Caller holds rg_fork_sem for write and rg_mutex.
+ * Caller holds rg_fork_sem for write and rg_mutex, so no task forks,
+ * moves, or joins or leaves @grp by an rmdir meanwhile. The tasks are
+ * told in the order they joined, RG_TELL_BATCH per hold of @grp's lock,
+ * with a chance to reschedule in between: the lock is never held for
+ * more than a batch of move_task() calls (with cpu.ko, a run-queue lock
+ * each), however many tasks @grp has. From the first batch on, eff[@id]
+ * is @eff, so that whatever joins @grp meanwhile (only a fork that began
+ * before the hooks were registered can: post_fork) is told by its join,
+ * at the tail, which the walk ends before. A task that would leave @grp
+ * (it is reaped) waits until the walk is done (rg_release()): told or
+ * not, it is then told of its leaving with the shares it was told of.
  */
 void rg_tasks_set_eff(struct res_group *grp, int id, struct res_shares *eff)
 {
+	enum res_group_event event = eff ? RES_GROUP_ATTACH : RES_GROUP_DETACH;
+	struct res_controller *ctl = rg_ctls[id];
+	struct list_head *pos, *last;
 	struct res_shares *old;
 	struct task_struct *t;
+	int k;
 
+	lockdep_assert_held(&rg_mutex);
 	spin_lock(&grp->lock);
 	old = grp->eff[id];
 	grp->eff[id] = eff;
-	if (rg_ctls[id]->move_task)
-		list_for_each_entry(t, &grp->tasks, res_group_node)
-			rg_ctls[id]->move_task(t, old, eff, eff ?
-					       RES_GROUP_ATTACH :
-					       RES_GROUP_DETACH);
+	if (!ctl->move_task || list_empty(&grp->tasks)) {
+		spin_unlock(&grp->lock);
+		return;
+	}
+	WRITE_ONCE(rg_telling, grp);
+	/* No task leaves meanwhile: @last stays, and ends the walk. */
+	last = grp->tasks.prev;
+	pos = grp->tasks.next;
+	for (;;) {
+		for (k = 0; k < RG_TELL_BATCH; k++) {
+			t = list_entry(pos, struct task_struct, res_group_node);
+			ctl->move_task(t, old, eff, event);
+			if (pos == last)
+				goto done;
+			pos = pos->next;
+		}
+		spin_unlock(&grp->lock);
+		cond_resched();
+		spin_lock(&grp->lock);
+	}
+done:
+	WRITE_ONCE(rg_telling, NULL);
 	spin_unlock(&grp->lock);
+	/* Order the store before wake_up_var()'s look at the waitqueue. */
+	smp_mb();
+	wake_up_var(&rg_telling);
+	/* (the next group's first batch is a batch of its own) */
+	cond_resched();
 }

@@ -3,15 +3,23 @@
  * Controllers (docs/res_groups.rst: depth, tasks, stats, the controller
  * API): registration with groups and tasks
  * already there, depth limits, the 8-controller limit, stats and reset,
- * refused forks, and load/unload while tasks fork.
+ * refused forks, load/unload while tasks fork, and registration and
+ * unregistration beside many root tasks, some of them exiting meanwhile
+ * (128 in the quick tier, where a thread takes some 10 ms to start in
+ * the debug guest under TCG, beside the root's kernel threads; 10,000 in
+ * the full one: 40,000 took more than 10 minutes to start on one vCPU):
+ * no lock held across more than a batch of them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -244,6 +252,172 @@ TEST_F_TIMEOUT(ctl, load_and_unload_while_tasks_fork, 300)
 	EXPECT_EQ(listed, counted);
 	EXPECT_EQ(0, rg_get("a", "stats", "test", "tasks"));
 	EXPECT_EQ(0, rg_get("a/b", "stats", "test", "tasks"));
+}
+
+/*
+ * The many tasks: a process in the root that starts @n - 1 threads, of
+ * which every 8th waits to read a byte of @leave[0] and then exits; it
+ * writes a byte to @ready once all are started ('x', or '!' if a thread
+ * could not be started).
+ */
+static int many_leave_fd;
+
+static void *many_thread(void *arg)
+{
+	char c;
+
+	if (arg && read(many_leave_fd, &c, 1) == 1)
+		return NULL;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void many_tasks(int n, int ready, int leave)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int i;
+
+	many_leave_fd = leave;
+	if (pthread_attr_init(&attr) ||
+	    pthread_attr_setstacksize(&attr, 16384))
+		_exit(2);
+	for (i = 1; i < n; i++)
+		if (pthread_create(&t, &attr, many_thread,
+				   (void *)(long)(i % 8 == 0)))
+			break;
+	if (write(ready, i == n ? "x" : "!", 1) != 1)
+		_exit(3);
+	for (;;)
+		pause();
+}
+
+/* Threads of @pid now; -1 if unknown. */
+static long threads_of(pid_t pid)
+{
+	char p[64], buf[4096], *s;
+
+	snprintf(p, sizeof(p), "/proc/%d/status", pid);
+	if (rg_read(p, buf, sizeof(buf)) < 0)
+		return -1;
+	s = strstr(buf, "\nThreads:");
+	return s ? atol(s + 9) : -1;
+}
+
+/* The line rg_test_ctl logs as it unloads: the longest row of calls. */
+static long unbroken_logged(int kmsg)
+{
+	char rec[1024], *s;
+	ssize_t len;
+
+	while ((len = read(kmsg, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE) {
+		if (len <= 0)
+			continue;
+		rec[len] = '\0';
+		s = strstr(rec, "rg_test_ctl: unbroken ");
+		if (s)
+			return atol(s + strlen("rg_test_ctl: unbroken "));
+	}
+	return -1;
+}
+
+/*
+ * A controller's registration tells every task of a group, and its
+ * unregistration too: with N tasks in the root, the old walk held the
+ * root's lock (and, on one vCPU, the CPU) across all N move_task()
+ * calls, which every fork and exit in the root waits for. The test
+ * controller's resched_probe counts the calls made in a row without a
+ * reschedule: at most a batch (64) now, on registration and
+ * unregistration alike, while an eighth of the threads exit meanwhile;
+ * and the controller's count of the root's tasks is still its members.
+ * (Run on one vCPU as well: RG_SMP=1.)
+ */
+TEST_F_TIMEOUT(ctl, registration_beside_many_root_tasks_holds_no_lock_long, 600)
+{
+	const int n = rg_scaled(10000, 128), leavers = (n - 1) / 8;
+	char threads_max[32], pid_max[32], c;
+	long listed = 0, counted = -1, row;
+	int ready[2], leave[2], kmsg, i;
+	struct timespec t0, t1;
+	pid_t pid;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+
+	ASSERT_LT(0, rg_read("/proc/sys/kernel/threads-max", threads_max,
+			     sizeof(threads_max)));
+	ASSERT_LT(0, rg_read("/proc/sys/kernel/pid_max", pid_max,
+			     sizeof(pid_max)));
+	if (n > 1000) {
+		ASSERT_EQ(0, rg_write("/proc/sys/kernel/threads-max", "200000"));
+		ASSERT_EQ(0, rg_write("/proc/sys/kernel/pid_max", "4194304"));
+	}
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(leave));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(ready[0]);
+		close(leave[1]);
+		many_tasks(n, ready[1], leave[0]);
+	}
+	close(ready[1]);
+	close(leave[0]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	EXPECT_EQ('x', c) TH_LOG("could not start %d threads", n);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TH_LOG("%d threads started: %.1f s", n, t1.tv_sec - t0.tv_sec +
+	       (t1.tv_nsec - t0.tv_nsec) / 1e9);
+
+	/* Registration, with an eighth of the threads leaving meanwhile. */
+	for (i = 0; i < leavers; i++)
+		ASSERT_EQ(1, write(leave[1], "", 1));
+	ASSERT_EQ(0, rg_insmod(CTL, "resched_probe=1"));
+	row = param("rg_test_ctl", "max_unbroken");
+	TH_LOG("registration: at most %ld calls in a row, %ld us", row,
+	       param("rg_test_ctl", "max_unbroken_us"));
+	EXPECT_GE(64, row);
+	EXPECT_LE(1, row);
+	for (i = 0; i < 100 && threads_of(pid) > n - leavers; i++)
+		usleep(100000);
+	EXPECT_EQ(n - leavers, threads_of(pid));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TH_LOG("registered, leavers gone: %.1f s", t1.tv_sec - t0.tv_sec +
+	       (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	/* Kernel threads come and go in the root: until two reads agree. */
+	for (i = 0; i < 20; i++) {
+		listed = count_lines("");
+		counted = rg_get("", "stats", "test", "tasks");
+		if (listed == counted)
+			break;
+		usleep(100000);
+	}
+	EXPECT_EQ(listed, counted);
+	EXPECT_LT(n - leavers, listed);
+
+	/* Unregistration: the row is logged as the module goes. */
+	ASSERT_EQ(0, rg_write("/sys/module/rg_test_ctl/parameters/max_unbroken",
+			      "0"));
+	ASSERT_EQ(0, rg_write("/sys/module/rg_test_ctl/parameters/max_unbroken_us",
+			      "0"));
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, kmsg);
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+	ASSERT_EQ(0, rg_rmmod("rg_test_ctl"));
+	row = unbroken_logged(kmsg);
+	close(kmsg);
+	TH_LOG("unregistration: at most %ld calls in a row", row);
+	EXPECT_GE(64, row);
+	EXPECT_LE(1, row);
+
+	close(leave[1]);
+	rg_kill(pid);
+	rg_write("/proc/sys/kernel/pid_max", pid_max);
+	rg_write("/proc/sys/kernel/threads-max", threads_max);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TH_LOG("%d tasks: %.1f s", n, t1.tv_sec - t0.tv_sec +
+	       (t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 
 TEST_HARNESS_MAIN

@@ -4,9 +4,12 @@
  * exit, write errors (state read back), permissions, a large listing (10,000
  * threads; the full tier only: RG_FULL_TIER_ONLY, a skip selftests/expected
  * lists; the quick tier's test_races reads a members file of 1,000 threads,
- * several pages, while it grows).
+ * several pages, while it grows), and the root's members read beside fork
+ * churn and an exec loop (2,000 stayers for 10 s; 100 for 1 s in the
+ * quick tier).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -17,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -317,6 +321,169 @@ TEST_F_TIMEOUT(members, listing_is_not_truncated_at_ten_thousand_threads, 600)
 	free(buf);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
+}
+
+/*
+ * The exec loop: started as this program with RG_EXEC_LOOP set, a process
+ * that starts a thread, which execs this program again (a thread's exec
+ * swaps its pid and its leader's), and so on until it is killed.
+ */
+static void *exec_again(void *arg)
+{
+	static char * const argv[] = { "test_members", NULL };
+
+	execv("/proc/self/exe", argv);
+	_exit(9);
+}
+
+__attribute__((constructor)) static void exec_loop(void)
+{
+	pthread_t t;
+
+	if (!getenv("RG_EXEC_LOOP"))
+		return;
+	if (pthread_create(&t, NULL, exec_again, NULL))
+		_exit(8);
+	for (;;)
+		pause();
+}
+
+static pid_t exec_loop_start(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		setenv("RG_EXEC_LOOP", "1", 1);
+		exec_loop();
+		_exit(7);
+	}
+	return pid;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The tids of @pid's threads into @tids (sorted); how many, or -1. */
+static int tids_of(pid_t pid, int *tids, int max)
+{
+	struct dirent *d;
+	char p[64];
+	DIR *dir;
+	int n = 0;
+
+	snprintf(p, sizeof(p), "/proc/%d/task", pid);
+	dir = opendir(p);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)) && n < max)
+		if (d->d_name[0] != '.')
+			tids[n++] = atoi(d->d_name);
+	closedir(dir);
+	qsort(tids, n, sizeof(*tids), cmp_int);
+	return n;
+}
+
+/*
+ * Is the listing @s well formed (positive pids, none twice) and does it
+ * list each of the @n stayers @stay (sorted)? Why not, in @why.
+ */
+static int lists_stayers_once(char *s, const int *stay, int n, int *got,
+			      int max, char *why, size_t size)
+{
+	int i, k = 0, found = 0;
+	char *end;
+
+	for (; *s; s = end + 1) {
+		if (k == max) {
+			snprintf(why, size, "more than %d lines", max);
+			return 0;
+		}
+		got[k] = strtol(s, &end, 10);
+		if (end == s || *end != '\n' || got[k++] <= 0) {
+			snprintf(why, size, "a line is not a pid");
+			return 0;
+		}
+	}
+	qsort(got, k, sizeof(*got), cmp_int);
+	for (i = 1; i < k; i++)
+		if (got[i] == got[i - 1]) {
+			snprintf(why, size, "pid %d twice", got[i]);
+			return 0;
+		}
+	for (i = 0; i < n; i++)
+		found += !!bsearch(&stay[i], got, k, sizeof(*got), cmp_int);
+	snprintf(why, size, "%d lines, %d of %d stayers", k, found, n);
+	return found == n;
+}
+
+/*
+ * The root's members, read while tasks fork and exit there and a
+ * process's threads exec in a loop (which swaps pids: each read that
+ * meets one walks the list without notes, a batch per hold of the
+ * root's lock, and lists each task present the whole read once). Every
+ * read: well formed, no pid twice, every stayer (a process of parked
+ * threads in the root) listed.
+ */
+TEST_F_TIMEOUT(members, root_read_beside_fork_and_exec_churn_lists_every_stayer_once, 300)
+{
+	const int nstay = rg_scaled(2000, 100);
+	const double secs = rg_quick() ? 1 : 10;
+	const int max = 200000;
+	int *stay, *got, pipefd[2], reads = 0, bad = 0, status;
+	pid_t stayers, forker, execer;
+	char c, why[256], first[256] = "", *buf;
+	double end;
+	ssize_t len;
+
+	stay = malloc(nstay * sizeof(*stay));
+	got = malloc(max * sizeof(*got));
+	buf = malloc(8 << 20);
+	ASSERT_TRUE(stay && got && buf);
+	ASSERT_EQ(0, pipe(pipefd));
+	stayers = fork();
+	ASSERT_LE(0, stayers);
+	if (stayers == 0) {
+		close(pipefd[0]);
+		created_fd = pipefd[1];
+		start_parked((void *)(long)(nstay - 1));
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	close(pipefd[0]);
+	ASSERT_EQ('x', c) TH_LOG("could not start %d threads", nstay);
+	ASSERT_EQ(nstay, tids_of(stayers, stay, nstay));
+	forker = rg_fork_loop_start(NULL);
+	ASSERT_LT(0, forker);
+	execer = exec_loop_start();
+	ASSERT_LT(0, execer);
+	for (end = now_s() + secs; now_s() < end; reads++) {
+		len = rg_read(RG_ROOT "/members", buf, 8 << 20);
+		ASSERT_LE(0, len);
+		if (!lists_stayers_once(buf, stay, nstay, got, max, why,
+					sizeof(why)) && !bad++)
+			snprintf(first, sizeof(first), "%s", why);
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d reads wrong, the first: %s", bad,
+				 reads, first);
+	TH_LOG("%d reads of %d stayers and more in %.1f s", reads, nstay, secs);
+	EXPECT_EQ(0, waitpid(execer, &status, WNOHANG))
+		TH_LOG("the exec loop stopped: %d", rg_exit_code(status));
+	rg_kill(execer);
+	EXPECT_EQ(0, rg_fork_loop_stop(forker));
+	rg_kill(stayers);
+	free(stay);
+	free(got);
+	free(buf);
 }
 
 TEST_HARNESS_MAIN

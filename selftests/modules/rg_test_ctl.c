@@ -13,13 +13,21 @@
  * make stats longer than a page), straddle_ms (a fork by a task named
  * rg_straddler sleeps that long in can_fork, then fails with EAGAIN: a
  * fork that other controllers allowed long before it is cancelled).
- * allocs/frees count shares (read-only).
+ * allocs/frees count shares (read-only). resched_probe (0644): each
+ * move_task() asks for a reschedule and notes whether the last one it
+ * asked for has happened; max_unbroken (0644, write 0 to reset) is then
+ * the most calls one task made in a row with no reschedule in between
+ * (a spinlock held across them all, or no cond_resched()), and
+ * max_unbroken_us (0644) how long such a row lasted; unloading logs both
+ * ("rg_test_ctl: unbroken N calls, U us").
  */
 #include <linux/atomic.h>
 #include <linux/delay.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/res_group.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -42,6 +50,12 @@ static int stats_pad;
 module_param(stats_pad, int, 0644);
 static unsigned int straddle_ms;
 module_param(straddle_ms, uint, 0644);
+static bool resched_probe;
+module_param(resched_probe, bool, 0644);
+static unsigned int max_unbroken;
+module_param(max_unbroken, uint, 0644);
+static unsigned long long max_unbroken_us;
+module_param(max_unbroken_us, ullong, 0644);
 static atomic_t allocs = ATOMIC_INIT(0);
 module_param_named(allocs, allocs.counter, int, 0444);
 static atomic_t frees = ATOMIC_INIT(0);
@@ -124,9 +138,41 @@ static int tc_reset(struct res_shares *s, const char *args)
 	return 0;
 }
 
+/*
+ * Called under a group's spinlock: has the caller rescheduled since its
+ * last call (which set need_resched)? A row of calls without counts as
+ * one hold (max_unbroken, max_unbroken_us).
+ */
+static void tc_probe(void)
+{
+	static DEFINE_SPINLOCK(lock);
+	static struct task_struct *last;
+	static unsigned int row;
+	static u64 start;
+	u64 now = local_clock();
+
+	spin_lock(&lock);
+	if (last == current && test_tsk_need_resched(current)) {
+		row++;
+	} else {
+		last = current;
+		row = 1;
+		start = now;
+	}
+	if (row > READ_ONCE(max_unbroken))
+		WRITE_ONCE(max_unbroken, row);
+	if (div_u64(now - start, 1000) > READ_ONCE(max_unbroken_us))
+		WRITE_ONCE(max_unbroken_us, div_u64(now - start, 1000));
+	spin_unlock(&lock);
+	set_tsk_need_resched(current);
+	set_preempt_need_resched();
+}
+
 static void tc_move(struct task_struct *tsk, struct res_shares *from,
 		    struct res_shares *to, enum res_group_event event)
 {
+	if (READ_ONCE(resched_probe))
+		tc_probe();
 	if (from) {
 		atomic_dec(&to_tc(from)->tasks);
 		atomic_inc(&to_tc(from)->n[event == RES_GROUP_EXIT ? TC_EXIT :
@@ -212,6 +258,9 @@ static void __exit tc_exit(void)
 	for (i = count - 1; i >= 0; i--)
 		res_controller_unregister(&tc_ctls[i]);
 	WARN_ON(atomic_read(&allocs) != atomic_read(&frees));
+	if (resched_probe)
+		pr_info("rg_test_ctl: unbroken %u calls, %llu us\n",
+			max_unbroken, max_unbroken_us);
 }
 
 module_init(tc_init);
