@@ -487,25 +487,6 @@ for tag, how in (("m", "icount, one vCPU"),
         print(f"     longest fork: reading members / reading a small file "
               f"{r / b:.3f}")
 
-CS = {}
-for k in ("free", "guar"):
-    n = "5,000 siblings without a guarantee" if k == "free" else \
-        "1,000 siblings with min_shares 1"
-    for w, wh in (("idle", "alone"), ("toggle", "while a writer toggles a "
-                                      "guarantee among " + n)):
-        for st, sw in (("max", "longest"), ("med", "median"),
-                       ("mean", "mean")):
-            CS["cpusib_%s_%s_%s" % (w, k, st)] = \
-                "us, %s mkdir of another tenant, %s (icount)" % (sw, wh)
-    CS["cpusib_writes_" + k] = "shares writes/s beside " + n + " (icount)"
-if any(raw.get(t) for t in CS):
-    print()
-    print(f"{'cpusib test':<28} {'config':<6} {'median':>10} {'max':>10}")
-for t, what in CS.items():
-    units[t] = what
-    for cfg in sorted(raw.get(t, {})):
-        print(f"{t:<28} {cfg:<6} {med(t, cfg):>10.1f} "
-              f"{max(raw[t][cfg]):>10.1f}  {what}")
 MX = {"xforkmax_idle": "longest fork, another session, 30,000 root tasks",
       "xforkmax_churn": "longest fork, another session, beside a user's "
                         "16 readers of the root's members and exec loop",

@@ -18,12 +18,6 @@
  *                                 milliseconds: the longest one and the
  *                                 median, in microseconds
  *   rg_bench rmdirt A B PREFIX    the same as rmdirs: ns per rmdir
- *   rg_bench mkdirlat MS DIR      mkdir + rmdir of DIR for MS milliseconds:
- *                                 the longest mkdir, the median and the
- *                                 mean, in microseconds
- *   rg_bench toggle N FILE        N writes to FILE (a shares file), in
- *                                 turns res=cpu,min_shares=1 and
- *                                 res=cpu,min_shares=-3; N 0: forever
  *   rg_bench pipe ITER            ns per pipe() + a 4 KiB write + close of
  *                                 both ends (kernel memory charged, freed)
  *   rg_bench open ITER            ns per open + close of /proc/self/stat
@@ -112,48 +106,6 @@ static void forklat(long ms)
 		die("forklat");
 	qsort(lat, n, sizeof(lat[0]), cmp_double);
 	printf("%.0f %.0f\n", lat[n - 1] * 1e6, lat[n / 2] * 1e6);
-}
-
-/* mkdir (timed) + rmdir of @dir for @ms milliseconds. */
-static void mkdirlat(long ms, const char *dir)
-{
-	static double lat[1 << 20];
-	double t0 = now(), t, sum = 0;
-	long n = 0;
-
-	while (n < (long)(sizeof(lat) / sizeof(lat[0]))) {
-		t = now();
-		if (t - t0 > ms / 1e3)
-			break;
-		if (mkdir(dir, 0755))
-			die(dir);
-		lat[n] = now() - t;
-		sum += lat[n++];
-		if (rmdir(dir))
-			die(dir);
-	}
-	if (!n)
-		die("mkdirlat");
-	qsort(lat, n, sizeof(lat[0]), cmp_double);
-	printf("%.0f %.0f %.1f\n", lat[n - 1] * 1e6, lat[n / 2] * 1e6,
-	       sum * 1e6 / n);
-}
-
-/* @n (0: endless) writes to the shares file @path, a guarantee on, off. */
-static void toggle(long n, const char *path)
-{
-	static const char * const s[] = {
-		"res=cpu,min_shares=1\n", "res=cpu,min_shares=-3\n"
-	};
-	long i;
-	int fd;
-
-	for (i = 0; !n || i < n; i++) {
-		fd = open(path, O_WRONLY);
-		if (fd < 0 || write(fd, s[i & 1], strlen(s[i & 1])) < 0)
-			die(path);
-		close(fd);
-	}
 }
 
 static void *nothing(void *arg)
@@ -374,10 +326,6 @@ int main(int argc, char **argv)
 		   argc == 5 && atol(argv[3]) > iter) {
 		dirs(iter, atol(argv[3]), argv[4], argv[1][0] == 'm');
 		printf("%.0f\n", (now() - t) * 1e9 / (atol(argv[3]) - iter));
-	} else if (!strcmp(argv[1], "mkdirlat") && argc == 4) {
-		mkdirlat(iter, argv[3]);
-	} else if (!strcmp(argv[1], "toggle") && argc == 4) {
-		toggle(iter, argv[3]);
 	} else if (!strcmp(argv[1], "execloop")) {
 		pthread_t th;
 

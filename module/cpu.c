@@ -18,28 +18,12 @@
  * Only the ratios of siblings' weights matter to CFS, so those k equal
  * parts weigh the same whatever k is (RC_WEIGHT_ONE, a cgroup's default,
  * unless the cap on a guarantee's weight makes them lighter, and then
- * within a power of two, @span), and a guaranteed child with min_shares
- * m weighs m x k / unused of one such part.
- *
- * The cost of a write, bounded: setting a weight takes a run-queue lock
- * on every possible CPU, and a change of one child's guarantee (or of
- * k, by a mkdir or rmdir) changes every guaranteed sibling's weight (k
- * and unused are in it), which a delegated user may have by thousands.
- * No mapping onto flat CFS siblings avoids that and keeps the rules
- * (the unguaranteed parts' weight relative to the guaranteed ones' is
- * unused / k, which one write changes; only a task group above them all
- * would weigh them at once, and CFS cannot move a task group to another
- * parent when a child gains or loses its guarantee). So a write, mkdir
- * or rmdir does O(1) here: it updates its parent's counts and lists,
- * sets the weight of the child itself if it has no guarantee, and puts
- * the parent on rc_weigh_list; rc_weigh_fn(), a work item, weighs the
- * rest in batches of about 16 weights per hold of rc_mutex, outside
- * every lock of the framework, and sets only the weights that changed
- * (@weight, @self_weight): the guaranteed children (one round of
- * @guaranteed after the last change), and all of them only when the
- * unguaranteed part's weight (@free_weight) changed. Writes that come
- * faster than it works are merged: its rounds go on where they were.
- * Another group's mkdir, rmdir or write waits for one batch at most.
+ * within a power of two, @span): a
+ * new or removed child without a guarantee sets its own weight and the
+ * guaranteed siblings' (at most the divisor of them), not the k others'.
+ * Only when k leaves its span are all the children weighed again, which
+ * costs O(k) once per doubling or quartering of k: creating k siblings
+ * costs O(k x CPUs) in all, not O(k^2 x CPUs).
  * A ceiling is CFS bandwidth on @tg: abs_max x online CPUs per 100 ms.
  * CFS is work-conserving and hierarchical, so what a group does not use
  * goes to the others, and a parent's ceiling bounds its subtree.
@@ -56,12 +40,9 @@
  * lift it over those tasks (the framework checks it; docs, "Delegation").
  *
  * Locking: rc_mutex protects the tree (parent, children, sibling, the
- * guaranteed lists and counts), the task groups' weights, rc_weigh_list
- * and rc_weigh_fn()'s places, and the stats baselines; it is taken in
- * the callbacks that may sleep, inside the framework's locks, and by
- * rc_weigh_fn() alone (one batch at a time). A group leaves
- * rc_weigh_list when it is freed, and module exit flushes the work
- * after every group is gone. Ceilings and
+ * guaranteed lists and counts), the task groups' weights and the stats
+ * baselines; it is taken in the
+ * callbacks that may sleep, inside the framework's locks. Ceilings and
  * the destruction of task groups are left to rc_work, outside every lock
  * of ours and the framework's (CFS bandwidth takes cpu_hotplug_lock);
  * rc_lock, innermost, protects its lists. rc_work sets lowered ceilings
@@ -115,12 +96,6 @@
 #define RC_WEIGHT_ONE		1024ULL
 #define RC_WEIGHT_MIN		2UL
 #define RC_WEIGHT_MAX		BIT(18)
-/*
- * rc_weigh_fn()'s work per hold of rc_mutex: a step costs 1, setting a
- * weight (a run-queue lock on every possible CPU) RC_SET_COST.
- */
-#define RC_BATCH		1024U
-#define RC_SET_COST		64U
 /* Fractions of the machine in parts per billion. */
 #define RC_PPB			1000000000ULL
 
@@ -132,25 +107,14 @@
  * @sibling: entry in the parent's @children
  * @guaranteed: the children with a positive min_shares
  * @gnode: entry in the parent's @guaranteed, if @kind is RC_GUARANTEED
- * @kind: which of the parent's weights the group takes (RC_FREE,
- *	RC_ZERO or RC_GUARANTEED, after its min_shares)
+ * @kind: which of the parent's weights the group had when they were last
+ *	all set (its min_shares then)
  * @nfree: the children without a guarantee (min_shares < 0)
- * @nguar: the children on @guaranteed
- * @nchildren: all the children
  * @span: a power of two, at least @nfree + 1 and at most four times it
- * @top: at least the largest min_shares on @guaranteed (see rc_scale())
  * @all: the children's and @self_tg's weights together, were @nfree + 1
  *	equal to @span
  * @free_weight: the weight of @self_tg and of each child without a
- *	guarantee (rc_weigh_fn() brings them to it)
- * @weight: the weight last set on @tg
- * @self_weight: the weight last set on @self_tg
- * @wnode: entry in rc_weigh_list while rc_weigh_fn() has work here
- * @fpos: rc_weigh_fn()'s place in @children
- * @fleft: the steps left in its round of @children (0: none)
- * @gpos: its place in @guaranteed
- * @gleft: the steps left in its round of @guaranteed (0: none)
- * @gmax: the largest min_shares seen in that round
+ *	guarantee
  * @tg: task group of the whole subtree (NULL: the root task group)
  * @self_tg: task group of the group's own tasks, once @split
  * @split: the group's tasks run in @self_tg (the root's always; another
@@ -179,20 +143,9 @@ struct rc_group {
 	struct list_head gnode;
 	int kind;
 	int nfree;
-	int nguar;
-	int nchildren;
 	unsigned long span;
-	int top;
 	u64 all;
 	unsigned long free_weight;
-	unsigned long weight;
-	unsigned long self_weight;
-	struct list_head wnode;
-	struct list_head *fpos;
-	unsigned int fleft;
-	struct list_head *gpos;
-	unsigned int gleft;
-	int gmax;
 	struct task_group *tg;
 	struct task_group *self_tg;
 	bool split;
@@ -220,11 +173,6 @@ static LIST_HEAD(rc_dead);	/* groups to destroy, children first */
 
 static void rc_work_fn(struct work_struct *work);
 static DECLARE_WORK(rc_work, rc_work_fn);
-
-/* Groups whose children rc_weigh_fn() is to weigh again (rc_mutex). */
-static LIST_HEAD(rc_weigh_list);
-static void rc_weigh_fn(struct work_struct *work);
-static DECLARE_WORK(rc_weigh_work, rc_weigh_fn);
 
 static struct rc_group *to_rc(struct res_shares *s)
 {
@@ -256,16 +204,17 @@ static int rc_kind(struct rc_group *c)
  * is one competitor's weight (see the top of this file); at every level
  * it is the weight of a cgroup at the default cpu.weight, which CFS
  * updates without a division (se.load.weight == NICE_0_LOAD) on every
- * tick and switch, at each level of the task's path. @top may exceed the
- * largest guarantee for a while (until rc_weigh_fn() has seen them all):
- * the weights are then smaller, their ratios the same.
+ * tick and switch, at each level of the task's path.
  */
 static void rc_scale(struct rc_group *p)
 {
 	u64 div = p->shares.child_shares_divisor;
 	u64 unused = max(p->shares.unused, 0);
-	u64 top = p->top;
+	u64 top = 0;
+	struct rc_group *c;
 
+	list_for_each_entry(c, &p->guaranteed, gnode)
+		top = max_t(u64, top, c->shares.min_shares);
 	/*
 	 * RC_WEIGHT_ONE x div x span / unused, or the cap. (Unused 0 and no
 	 * guarantee: only while rg_cpu.ko unloads, when the children's
@@ -286,193 +235,85 @@ static void rc_scale(struct rc_group *p)
 }
 
 /*
- * The weight @c takes below @p: @free_weight without a guarantee; with
- * min_shares m, m x k / unused times @free_weight, as it was set (so that
- * rounding it does not change the ratios), or, with nothing unused, its
- * part m / div of @p's @all.
+ * The guaranteed children's weights: m x k / unused times @free_weight,
+ * as it was set (so that rounding it does not change the ratios), or,
+ * with nothing unused, their parts m / div of @p's whole.
  */
-static unsigned long rc_child_weight(struct rc_group *p, struct rc_group *c)
+static void rc_set_guaranteed(struct rc_group *p)
 {
 	u64 div = p->shares.child_shares_divisor;
 	u64 unused = max(p->shares.unused, 0);
-	u64 mk;
+	u64 k = p->nfree + 1, mk;
+	unsigned long w;
+	struct rc_group *c;
 
-	if (c->kind == RC_FREE)
-		return p->free_weight;
-	if (c->kind == RC_ZERO)
-		return RC_WEIGHT_MIN;
-	mk = (u64)c->shares.min_shares * (p->nfree + 1);
-	if (!unused)
-		return rc_weight(p->all, mk, div * p->span);
-	if (div64_u64(mk, unused) >= RC_WEIGHT_MAX)
-		return RC_WEIGHT_MAX;
-	return rc_weight(p->free_weight, mk, unused);
-}
-
-/*
- * Set @tg's weight to @w unless it has it already (@cache: the weight
- * last set). Return: the cost, for rc_weigh_fn()'s budget.
- */
-static unsigned int rc_tg_weight(struct task_group *tg, unsigned long *cache,
-				 unsigned long w)
-{
-	if (*cache == w)
-		return 1;
-	*cache = w;
-	res_group_sched_set_weight(tg, w);
-	return RC_SET_COST;
-}
-
-/* @p's @span: a power of two, from @nfree + 1 to four times it. */
-static void rc_span(struct rc_group *p)
-{
-	unsigned long k = p->nfree + 1;
-
-	if (k > p->span || k * 4 <= p->span)
-		p->span = roundup_pow_of_two(k);
-}
-
-/*
- * @p's children's weights changed (its shares, a child's guarantee, the
- * number of its children without one): rc_weigh_fn() is to go round its
- * guaranteed children again, and to check @free_weight.
- */
-static void rc_reweigh(struct rc_group *p)
-{
-	p->gleft = p->nguar + 1;
-	p->gmax = 0;
-	if (list_empty(&p->wnode))
-		list_add_tail(&p->wnode, &rc_weigh_list);
-	queue_work(system_unbound_wq, &rc_weigh_work);
-}
-
-/* @c leaves @p's guaranteed list (rc_weigh_fn()'s place moves on). */
-static void rc_gdel(struct rc_group *p, struct rc_group *c)
-{
-	if (p->gpos == &c->gnode)
-		p->gpos = c->gnode.next;
-	list_del(&c->gnode);
-	p->nguar--;
-}
-
-/* @c's min_shares may have changed: @p's lists and counts follow. */
-static void rc_kind_changed(struct rc_group *p, struct rc_group *c)
-{
-	int old = c->kind, new = rc_kind(c);
-
-	if (old == new && new != RC_GUARANTEED)
-		return;
-	if (old == RC_GUARANTEED && new != RC_GUARANTEED)
-		rc_gdel(p, c);
-	if (old == RC_FREE)
-		p->nfree--;
-	if (new == RC_FREE)
-		p->nfree++;
-	if (new == RC_GUARANTEED) {
-		if (old != RC_GUARANTEED) {
-			list_add_tail(&c->gnode, &p->guaranteed);
-			p->nguar++;
-		}
-		p->top = max(p->top, c->shares.min_shares);
+	list_for_each_entry(c, &p->guaranteed, gnode) {
+		mk = c->shares.min_shares * k;
+		if (!unused)
+			w = rc_weight(p->all, mk, div * p->span);
+		else if (div64_u64(mk, unused) >= RC_WEIGHT_MAX)
+			w = RC_WEIGHT_MAX;
+		else
+			w = rc_weight(p->free_weight, mk, unused);
+		res_group_sched_set_weight(c->tg, w);
 	}
-	c->kind = new;
-	rc_span(p);
-	/* Its own weight at once; the guaranteed ones' in rc_weigh_fn(). */
-	if (new != RC_GUARANTEED)
-		rc_tg_weight(c->tg, &c->weight, rc_child_weight(p, c));
-	rc_reweigh(p);
+}
+
+/*
+ * Weights of @p's self_tg and of all its children, after a change of its
+ * shares or of a child's: guarantees first, the unused part equally among
+ * the self_tg and the children without one.
+ */
+static void rc_set_weights(struct rc_group *p)
+{
+	struct rc_group *c;
+
+	p->nfree = 0;
+	INIT_LIST_HEAD(&p->guaranteed);
+	list_for_each_entry(c, &p->children, sibling) {
+		c->kind = rc_kind(c);
+		if (c->kind == RC_FREE)
+			p->nfree++;
+		else if (c->kind == RC_GUARANTEED)
+			list_add_tail(&c->gnode, &p->guaranteed);
+	}
+	p->span = roundup_pow_of_two(p->nfree + 1);
+	rc_scale(p);
+	res_group_sched_set_weight(p->self_tg, p->free_weight);
+	list_for_each_entry(c, &p->children, sibling)
+		if (c->kind != RC_GUARANTEED)
+			res_group_sched_set_weight(c->tg, c->kind == RC_FREE ?
+						   p->free_weight : RC_WEIGHT_MIN);
+	rc_set_guaranteed(p);
 }
 
 /* @c, new and without a guarantee, is one of @p's children now. */
 static void rc_child_added(struct rc_group *p, struct rc_group *c)
 {
-	list_add_tail(&c->sibling, &p->children);
-	p->nchildren++;
 	c->kind = RC_FREE;
-	p->nfree++;
-	rc_span(p);
-	rc_tg_weight(c->tg, &c->weight, p->free_weight);
-	rc_reweigh(p);
+	if (++p->nfree + 1 > p->span) {
+		rc_set_weights(p);
+		return;
+	}
+	res_group_sched_set_weight(c->tg, p->free_weight);
+	rc_set_guaranteed(p);
 }
 
 /* @c is no longer one of @p's children (its min_shares given back). */
 static void rc_child_removed(struct rc_group *p, struct rc_group *c)
 {
-	if (c->kind == RC_GUARANTEED)
-		rc_gdel(p, c);
-	else if (c->kind == RC_FREE)
-		p->nfree--;
-	if (p->fpos == &c->sibling)
-		p->fpos = c->sibling.next;
-	list_del(&c->sibling);
-	p->nchildren--;
-	rc_span(p);
-	rc_reweigh(p);
-}
-
-/*
- * Weighs the children of the groups on rc_weigh_list again, a bounded
- * batch at a time (RC_BATCH: about 16 weights set) under rc_mutex, which
- * it drops in between: a group's writer and every other group's mkdir,
- * rmdir and shares writes wait for one batch at most, however many
- * siblings there are. Per group, two rounds, each resumed where the last
- * batch left it: the guaranteed children (@gpos, @gleft; started again by
- * every change, rc_reweigh()), and, when @free_weight changed, all the
- * children (@fpos, @fleft). A weight is set only if it changed: a change
- * of one child's guarantee among siblings without one sets two or three.
- * A round that saw every guarantee lowers @top to the largest.
- */
-static void rc_weigh_fn(struct work_struct *work)
-{
-	struct rc_group *p, *c;
-	unsigned long old;
-	unsigned int budget;
-
-	for (;;) {
-		mutex_lock(&rc_mutex);
-		p = list_first_entry_or_null(&rc_weigh_list, struct rc_group,
-					     wnode);
-		if (!p) {
-			mutex_unlock(&rc_mutex);
-			return;
-		}
-		old = p->free_weight;
-		rc_scale(p);
-		if (p->free_weight != old)
-			p->fleft = p->nchildren + 1;
-		budget = rc_tg_weight(p->self_tg, &p->self_weight,
-				      p->free_weight);
-		while (p->fleft && budget < RC_BATCH) {
-			p->fpos = p->fpos->next;
-			p->fleft--;
-			if (p->fpos == &p->children)
-				continue;
-			c = list_entry(p->fpos, struct rc_group, sibling);
-			budget += rc_tg_weight(c->tg, &c->weight,
-					       rc_child_weight(p, c));
-		}
-		while (!p->fleft && p->gleft && budget < RC_BATCH) {
-			p->gpos = p->gpos->next;
-			if (p->gpos != &p->guaranteed) {
-				c = list_entry(p->gpos, struct rc_group, gnode);
-				p->gmax = max(p->gmax, c->shares.min_shares);
-				budget += rc_tg_weight(c->tg, &c->weight,
-						       rc_child_weight(p, c));
-			}
-			if (!--p->gleft && p->gmax < p->top) {
-				/* Seen all: again with the true top, rescaled. */
-				p->top = p->gmax;
-				p->gleft = p->nguar + 1;
-				p->gmax = 0;
-				break;
-			}
-		}
-		if (p->fleft || p->gleft)
-			list_move_tail(&p->wnode, &rc_weigh_list);
+	switch (c->kind) {
+	case RC_FREE:
+		if ((--p->nfree + 1) * 4 <= p->span)
+			rc_set_weights(p);
 		else
-			list_del_init(&p->wnode);
-		mutex_unlock(&rc_mutex);
-		cond_resched();
+			rc_set_guaranteed(p);
+		break;
+	case RC_GUARANTEED:
+		/* The parent's unused part and largest guarantee changed. */
+		list_del(&c->gnode);
+		rc_set_weights(p);
+		break;
 	}
 }
 
@@ -624,14 +465,13 @@ static void rc_shares_changed(struct res_shares *s)
 
 	mutex_lock(&rc_mutex);
 	/*
-	 * The parent's weights depend on @g's min_shares only: nothing to do
-	 * there unless @g gained, lost or changed a guarantee (an rmdir
-	 * resets a group's shares first). Either way O(1) here: the siblings
-	 * are weighed again by rc_weigh_fn(), in batches.
+	 * The parent's weights depend on @g's min_shares only: not weighed
+	 * again unless @g gained, lost or changed a guarantee (an rmdir
+	 * resets a group's shares first: this keeps it O(1)).
 	 */
-	if (g->parent)
-		rc_kind_changed(g->parent, g);
-	rc_reweigh(g);
+	if (g->parent && (rc_kind(g) != g->kind || g->kind == RC_GUARANTEED))
+		rc_set_weights(g->parent);
+	rc_set_weights(g);
 	rc_set_bandwidth(g);
 	mutex_unlock(&rc_mutex);
 }
@@ -688,16 +528,11 @@ static struct res_shares *rc_alloc_shares(struct res_controller *ctl,
 	g->depth = p ? p->depth + 1 : 0;
 	g->split = !p;
 	INIT_LIST_HEAD(&g->guaranteed);
-	INIT_LIST_HEAD(&g->wnode);
-	g->fpos = &g->children;
-	g->gpos = &g->guaranteed;
-	g->span = 1;
-	/* New task groups weigh RC_WEIGHT_ONE; so does @self_tg here. */
-	g->weight = RC_WEIGHT_ONE;
-	g->self_weight = RC_WEIGHT_ONE;
-	rc_scale(g);
-	if (p)
+	if (p) {
+		list_add_tail(&g->sibling, &p->children);
 		rc_child_added(p, g);
+	}
+	rc_set_weights(g);
 	mutex_unlock(&rc_mutex);
 	/* The parent's first child: its own tasks go below (see @split). */
 	if (p && !p->split) {
@@ -730,9 +565,9 @@ static void rc_free_shares(struct res_shares *s)
 			res_group_sched_stat(g->tg, &st);
 			p->retired_ns += st.usage_ns;
 		}
+		list_del(&g->sibling);
 		rc_child_removed(p, g);
 	}
-	list_del_init(&g->wnode);
 	mutex_unlock(&rc_mutex);
 	/*
 	 * rc_work lifts the ceiling (CFS bandwidth keeps a static key on
@@ -781,12 +616,6 @@ static void rc_apply_ceilings(void)
 	spin_unlock(&rc_lock);
 	list_sort(NULL, &todo, rc_apply_order);
 	list_for_each_entry(g, &todo, apply_node) {
-		/*
-		 * Unchanged: not set again (CFS bandwidth checks the whole
-		 * tree of task groups on every change).
-		 */
-		if (g->want == g->applied && !READ_ONCE(g->failed))
-			continue;
 		ret = res_group_sched_set_bandwidth(g->tg, RC_PERIOD_NS,
 						    g->want);
 		WRITE_ONCE(g->failed, ret != 0);
@@ -862,7 +691,6 @@ static int __init rc_init(void)
 	res_group_sched_enable();
 	ret = res_controller_register(&rc_ctl);
 	if (ret) {
-		flush_work(&rc_weigh_work);
 		flush_work(&rc_work);
 		res_group_sched_disable();
 	}
@@ -872,7 +700,6 @@ static int __init rc_init(void)
 static void __exit rc_exit(void)
 {
 	res_controller_unregister(&rc_ctl);
-	flush_work(&rc_weigh_work);
 	flush_work(&rc_work);
 	res_group_sched_disable();
 }
