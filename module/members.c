@@ -362,8 +362,12 @@ static ssize_t rg_walk_refs(struct res_group *grp, struct rg_walk *w,
 	spin_unlock(&grp->lock);
 	if (ret)
 		return ret;
-	if (exec)
-		rg_walk_dedupe(nr, nr + cap, n);
+	/*
+	 * Always: an exec may also go unseen (a leader moved out before
+	 * its thread's exec, and released from another group), and then
+	 * two tasks show one pid. @exec only says one was seen.
+	 */
+	rg_walk_dedupe(nr, nr + cap, n);
 	return rg_walk_print(buf, nr, n, NULL, 0);
 }
 

@@ -339,8 +339,14 @@ static void rg_release(struct task_struct *tsk)
 	 * Not while a controller's registration tells our group's tasks
 	 * (rg_tasks_set_eff()): whether it told us yet is its cursor's
 	 * secret. It never waits for us; compare pointers only: @grp may
-	 * be gone once we wake.
+	 * be gone once we wake. So this hook may sleep: release_task()
+	 * calls it in process context with no lock held (the hooks patch's
+	 * comment, which says it must not, is behind; fixed with the next
+	 * change to the series). The walk must never wait for anything a
+	 * reaper may hold (cred_guard_mutex in de_thread(), the hooks'
+	 * srcu, tasks_rcu_exit_srcu).
 	 */
+	might_sleep();
 	for (;;) {
 		grp = rg_lock_task_group(tsk);
 		if (likely(READ_ONCE(rg_telling) != grp) ||
