@@ -327,8 +327,11 @@ static void rgcs_shares_apply(struct res_group *grp,
  * (no other write came in between) and still valid, and wait for the
  * shadows to get the old values again (those that could: a knob whose
  * write fails is written again by the next write that asks for it).
+ * @ctl was controller @id when the write committed; it may have been
+ * unregistered (its module gone) since, so it is only compared with
+ * rg_ctls[@id] before anything reads it.
  */
-static void rgcs_shares_undo(struct res_group *grp,
+static void rgcs_shares_undo(struct res_group *grp, int id,
 			     struct res_controller *ctl,
 			     const struct res_shares *old,
 			     const struct res_shares *f)
@@ -341,8 +344,10 @@ static void rgcs_shares_undo(struct res_group *grp,
 	back.max_shares = old->max_shares;
 	back.child_shares_divisor = old->child_shares_divisor;
 	mutex_lock(&rg_mutex);
-	s = grp->shares[ctl->id];
-	parent = grp->parent ? grp->parent->shares[ctl->id] : NULL;
+	if (rg_ctls[id] != ctl)
+		goto out;
+	s = grp->shares[id];
+	parent = grp->parent ? grp->parent->shares[id] : NULL;
 	if (s && s->min_shares == f->min_shares &&
 	    s->max_shares == f->max_shares &&
 	    s->child_shares_divisor == f->child_shares_divisor &&
@@ -350,6 +355,7 @@ static void rgcs_shares_undo(struct res_group *grp,
 		rgcs_shares_apply(grp, ctl, &f2, &b);
 		undone = true;
 	}
+out:
 	mutex_unlock(&rg_mutex);
 	if (undone)
 		rg_shadow_batch_wait(&b, true);
@@ -365,7 +371,7 @@ static ssize_t rgcs_shares_store(struct config_item *item, const char *page,
 	bool ruled = false, committed = false;
 	unsigned long changeable = 0;
 	char *str;
-	int ret;
+	int ret, id;
 
 again:
 	str = rgcs_dup_input(page, count);
@@ -402,6 +408,7 @@ again:
 		goto out;
 	}
 	old = *s;
+	id = ctl->id;
 	rgcs_shares_apply(grp, ctl, &f, &b);
 	committed = true;
 out:
@@ -412,7 +419,7 @@ out:
 	/* The shadow cgroups' files hold the new values (shadow.c). */
 	ret = rg_shadow_batch_wait(&b, true);
 	if (ret && ret != -EINTR)
-		rgcs_shares_undo(grp, ctl, &old, &f);
+		rgcs_shares_undo(grp, id, ctl, &old, &f);
 	return ret ?: count;
 }
 
