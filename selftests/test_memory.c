@@ -144,6 +144,68 @@ static pid_t hog(const char *cgroup, const char *group, long bytes,
 	return child;
 }
 
+/*
+ * hog() with @hold that stays told: each byte written to *@cmd makes it
+ * touch @bytes more and write a byte back to *@rep (hog_more()). The
+ * caller closes both.
+ */
+static pid_t hog_told(const char *group, long bytes, int *cmd, int *rep)
+{
+	int c2h[2], h2c[2];
+	pid_t child;
+	char c;
+
+	if (pipe(c2h))
+		return -1;
+	if (pipe(h2c)) {
+		close(c2h[0]);
+		close(c2h[1]);
+		return -1;
+	}
+	child = fork();
+	if (child < 0) {
+		close(c2h[0]);
+		close(c2h[1]);
+		close(h2c[0]);
+		close(h2c[1]);
+		return -1;
+	}
+	if (!child) {
+		close(c2h[1]);
+		close(h2c[0]);
+		if (rg_move(group, getpid()))
+			_exit(11);
+		do {
+			if (touch(bytes))
+				_exit(12);
+			if (write(h2c[1], "x", 1) != 1)
+				_exit(13);
+		} while (read(c2h[0], &c, 1) == 1);
+		_exit(0);
+	}
+	close(c2h[0]);
+	close(h2c[1]);
+	*cmd = c2h[1];
+	*rep = h2c[0];
+	if (read(*rep, &c, 1) != 1) {
+		rg_kill(child);
+		close(*cmd);
+		close(*rep);
+		return -1;
+	}
+	return child;
+}
+
+/* Make a hog_told() hog touch its amount again; 0 once done, or -1. */
+static int hog_more(int cmd, int rep)
+{
+	char c;
+
+	if (write(cmd, "x", 1) != 1 || read(rep, &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
 static int wait_status(pid_t pid)
 {
 	int status;
@@ -582,14 +644,17 @@ TEST_F(mem, a_failed_write_fails_only_its_own_caller)
 /*
  * Shadows removed from outside (systemd removes a delegated unit's tree
  * when it restarts it): the next shares write, mkdir or move below them
- * makes them again, with their knobs, and the group's tasks charge them.
+ * makes them again, with their knobs, and the group's tasks charge them:
+ * those there before (pointed at the new shadows) and new ones.
  */
 TEST_F(mem, shadows_removed_from_outside_are_made_again)
 {
+	int cmd, rep;
+
 	ASSERT_EQ(0, rg_mkdir("g/c"));
 	ASSERT_EQ(0, shares_set("g", "min_shares", 32 / scale));
 	ASSERT_EQ(0, shares_set("g/c", "min_shares", 25));
-	self->held[0] = hog(NULL, "g/c", SM(4), 1);
+	self->held[0] = hog_told("g/c", SM(4), &cmd, &rep);
 	ASSERT_LT(0, self->held[0]);
 	ASSERT_EQ(0, rmdir(SHADOWS "/g/c"));
 	ASSERT_EQ(0, rmdir(SHADOWS "/g"));
@@ -601,15 +666,23 @@ TEST_F(mem, shadows_removed_from_outside_are_made_again)
 	EXPECT_EQ(SM(8), shadow_val("g/c", "memory.low"));
 	EXPECT_EQ(LONG_MAX, shadow_val("g/c", "memory.max"));
 	EXPECT_EQ(SM(32), ms("g/c", "limit"));
-	/* Its tasks charge the new shadows. */
-	rg_kill(self->held[0]);
-	self->held[0] = hog(NULL, "g/c", SM(4), 1);
-	ASSERT_LT(0, self->held[0]);
+	/* The hog there before charges the new shadow what it touches. */
+	EXPECT_EQ(0, hog_more(cmd, rep));
+	EXPECT_LE(SM(4), shadow_val("g/c", "memory.current"));
 	EXPECT_LE(SM(4), ms("g/c", "held"));
 	EXPECT_LE(SM(4), ms("g", "held"));
-	/* A mkdir below a removed shadow. */
+	/* So does a new task. */
+	self->held[1] = hog(NULL, "g/c", SM(4), 1);
+	ASSERT_LT(0, self->held[1]);
+	EXPECT_LE(SM(8), shadow_val("g/c", "memory.current"));
+	EXPECT_LE(SM(8), ms("g/c", "held"));
+	/* A mkdir below a removed shadow (the hog_told() one exits too). */
+	close(cmd);
+	close(rep);
 	rg_kill(self->held[0]);
+	rg_kill(self->held[1]);
 	self->held[0] = 0;
+	self->held[1] = 0;
 	ASSERT_EQ(0, rmdir(SHADOWS "/g/c"));
 	EXPECT_EQ(0, rg_mkdir("g/c/d"));
 	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c/d"));
