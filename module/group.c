@@ -149,6 +149,7 @@ static void rg_group_reset_one(struct res_group *grp, int id,
 {
 	int max = s->max_shares;
 
+	grp->shares_gen[id]++;
 	rg_shares_reset(s, parent_too ? s->parent : NULL);
 	if (parent_too && s->parent && max >= s->parent->children_max)
 		rg_children_max_update(grp->parent, id);

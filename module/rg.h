@@ -39,6 +39,9 @@
  * @walks: the reads of members walking @tasks (members.c)
  * @shares: this group's own shares, per controller id (NULL if too deep)
  * @eff: shares its tasks count in: @shares or the nearest ancestor's
+ * @shares_gen: per controller id, bumped by every commit or reset of
+ *	@shares (rg_mutex): a shares write's undo sees another write came
+ *	in between (rgcs.c)
  * @children: child groups (rg_mutex)
  * @sibling: entry in the parent's @children (rg_mutex)
  * @nr_descendants: groups in the subtree below, this one not counted
@@ -66,6 +69,7 @@ struct res_group {
 	struct list_head walks;
 	struct res_shares *shares[RES_GROUP_MAX_CONTROLLERS];
 	struct res_shares *eff[RES_GROUP_MAX_CONTROLLERS];
+	unsigned long shares_gen[RES_GROUP_MAX_CONTROLLERS];
 	struct list_head children;
 	struct list_head sibling;
 	int nr_descendants;

@@ -312,6 +312,7 @@ static void rgcs_shares_apply(struct res_group *grp,
 				    grp->parent->shares[ctl->id] : NULL;
 	bool max_changed = f->max_shares != s->max_shares;
 
+	grp->shares_gen[ctl->id]++;
 	rg_shares_commit(s, f, parent);
 	if (max_changed && grp->parent)
 		rg_children_max_update(grp->parent, ctl->id);
@@ -323,15 +324,19 @@ static void rgcs_shares_apply(struct res_group *grp,
 
 /*
  * The shadow side of a shares write failed: write @old back, the shares
- * as a write of them would, if they are still the @f that write gave
- * (no other write came in between) and still valid, and wait for the
- * shadows to get the old values again (those that could: a knob whose
- * write fails is written again by the next write that asks for it).
+ * as a write of them would, if no other write or reset came in between
+ * (@gen, the generation that write left, is still the shares') and @old
+ * is still valid, and wait for the shadows to get the old values again
+ * (those that could: a knob whose write fails is written again by the
+ * next write that asks for it). Values are not compared: a write of the
+ * same values that succeeded meanwhile must stay.
+ * @ctl was controller @id when the write committed; it may have been
+ * unregistered (its module gone) since, so it is only compared with
+ * rg_ctls[@id] before anything reads it.
  */
-static void rgcs_shares_undo(struct res_group *grp,
+static void rgcs_shares_undo(struct res_group *grp, int id,
 			     struct res_controller *ctl,
-			     const struct res_shares *old,
-			     const struct res_shares *f)
+			     const struct res_shares *old, unsigned long gen)
 {
 	struct res_shares back, f2, *s, *parent;
 	struct rg_shadow_batch b;
@@ -341,15 +346,16 @@ static void rgcs_shares_undo(struct res_group *grp,
 	back.max_shares = old->max_shares;
 	back.child_shares_divisor = old->child_shares_divisor;
 	mutex_lock(&rg_mutex);
-	s = grp->shares[ctl->id];
-	parent = grp->parent ? grp->parent->shares[ctl->id] : NULL;
-	if (s && s->min_shares == f->min_shares &&
-	    s->max_shares == f->max_shares &&
-	    s->child_shares_divisor == f->child_shares_divisor &&
+	if (rg_ctls[id] != ctl)
+		goto out;
+	s = grp->shares[id];
+	parent = grp->parent ? grp->parent->shares[id] : NULL;
+	if (s && grp->shares_gen[id] == gen &&
 	    !rg_shares_check(s, &back, parent, &f2)) {
 		rgcs_shares_apply(grp, ctl, &f2, &b);
 		undone = true;
 	}
+out:
 	mutex_unlock(&rg_mutex);
 	if (undone)
 		rg_shadow_batch_wait(&b, true);
@@ -363,9 +369,9 @@ static ssize_t rgcs_shares_store(struct config_item *item, const char *page,
 	struct rg_shadow_batch b;
 	struct res_controller *ctl;
 	bool ruled = false, committed = false;
-	unsigned long changeable = 0;
+	unsigned long changeable = 0, gen;
 	char *str;
-	int ret;
+	int ret, id;
 
 again:
 	str = rgcs_dup_input(page, count);
@@ -402,7 +408,9 @@ again:
 		goto out;
 	}
 	old = *s;
+	id = ctl->id;
 	rgcs_shares_apply(grp, ctl, &f, &b);
+	gen = grp->shares_gen[id];
 	committed = true;
 out:
 	mutex_unlock(&rg_mutex);
@@ -412,7 +420,7 @@ out:
 	/* The shadow cgroups' files hold the new values (shadow.c). */
 	ret = rg_shadow_batch_wait(&b, true);
 	if (ret && ret != -EINTR)
-		rgcs_shares_undo(grp, ctl, &old, &f);
+		rgcs_shares_undo(grp, id, ctl, &old, gen);
 	return ret ?: count;
 }
 

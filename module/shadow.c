@@ -162,8 +162,13 @@ static DEFINE_MUTEX(rg_shadow_enable_mutex);
 static DEFINE_MUTEX(rg_shadow_dir_mutex);
 /* The shadows' knobs (struct rg_shadow_knob); after rg_shadow_dir_mutex. */
 static DEFINE_MUTEX(rg_shadow_knob_mutex);
-/* The batch of rg_mutex's holder, if it keeps one (rg_mutex). */
+/*
+ * The batch of rg_mutex's holder, if it keeps one, and that holder
+ * (written under rg_mutex). A queuer without rg_mutex compares the owner
+ * with current before it reads the batch: it lies in the owner's stack.
+ */
 static struct rg_shadow_batch *rg_shadow_batch_cur;
+static struct task_struct *rg_shadow_batch_owner;
 static int rg_shadow_users;
 
 static int rg_shadow_root_setup(void);
@@ -613,8 +618,12 @@ static void rg_shadow_work(struct work_struct *work)
 static void rg_shadow_queue(enum rg_shadow_op op, struct res_shadow *sh,
 			    const char *file, u64 val)
 {
-	struct rg_shadow_batch *b = READ_ONCE(rg_shadow_batch_cur);
+	struct rg_shadow_batch *b = NULL;
 	struct rg_shadow_req *req;
+
+	/* Only current sets itself as owner: then it holds rg_mutex. */
+	if (READ_ONCE(rg_shadow_batch_owner) == current)
+		b = rg_shadow_batch_cur;
 
 	req = kzalloc(sizeof(*req), GFP_KERNEL | __GFP_NOFAIL);
 	INIT_WORK(&req->work, rg_shadow_work);
@@ -628,7 +637,7 @@ static void rg_shadow_queue(enum rg_shadow_op op, struct res_shadow *sh,
 	if (file)
 		strscpy(req->file, file, sizeof(req->file));
 	req->val = val;
-	if (b && b->owner == current) {
+	if (b) {
 		refcount_inc(&req->ref);
 		list_add_tail(&req->node, &b->reqs);
 	}
@@ -646,13 +655,15 @@ void rg_shadow_batch_begin(struct rg_shadow_batch *b)
 	lockdep_assert_held(&rg_mutex);
 	INIT_LIST_HEAD(&b->reqs);
 	b->owner = current;
-	WRITE_ONCE(rg_shadow_batch_cur, b);
+	rg_shadow_batch_cur = b;
+	WRITE_ONCE(rg_shadow_batch_owner, current);
 }
 
 void rg_shadow_batch_end(struct rg_shadow_batch *b)
 {
 	lockdep_assert_held(&rg_mutex);
-	WRITE_ONCE(rg_shadow_batch_cur, NULL);
+	WRITE_ONCE(rg_shadow_batch_owner, NULL);
+	rg_shadow_batch_cur = NULL;
 }
 
 /**

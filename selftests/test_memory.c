@@ -144,6 +144,68 @@ static pid_t hog(const char *cgroup, const char *group, long bytes,
 	return child;
 }
 
+/*
+ * hog() with @hold that stays told: each byte written to *@cmd makes it
+ * touch @bytes more and write a byte back to *@rep (hog_more()). The
+ * caller closes both.
+ */
+static pid_t hog_told(const char *group, long bytes, int *cmd, int *rep)
+{
+	int c2h[2], h2c[2];
+	pid_t child;
+	char c;
+
+	if (pipe(c2h))
+		return -1;
+	if (pipe(h2c)) {
+		close(c2h[0]);
+		close(c2h[1]);
+		return -1;
+	}
+	child = fork();
+	if (child < 0) {
+		close(c2h[0]);
+		close(c2h[1]);
+		close(h2c[0]);
+		close(h2c[1]);
+		return -1;
+	}
+	if (!child) {
+		close(c2h[1]);
+		close(h2c[0]);
+		if (rg_move(group, getpid()))
+			_exit(11);
+		do {
+			if (touch(bytes))
+				_exit(12);
+			if (write(h2c[1], "x", 1) != 1)
+				_exit(13);
+		} while (read(c2h[0], &c, 1) == 1);
+		_exit(0);
+	}
+	close(c2h[0]);
+	close(h2c[1]);
+	*cmd = c2h[1];
+	*rep = h2c[0];
+	if (read(*rep, &c, 1) != 1) {
+		rg_kill(child);
+		close(*cmd);
+		close(*rep);
+		return -1;
+	}
+	return child;
+}
+
+/* Make a hog_told() hog touch its amount again; 0 once done, or -1. */
+static int hog_more(int cmd, int rep)
+{
+	char c;
+
+	if (write(cmd, "x", 1) != 1 || read(rep, &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
 static int wait_status(pid_t pid)
 {
 	int status;
@@ -207,6 +269,7 @@ FIXTURE_TEARDOWN(mem)
 	/* What the failure tests mounted over shadows. */
 	umount2(SHADOWS "/g/c", MNT_DETACH);
 	umount2(SHADOWS "/g", MNT_DETACH);
+	umount2(SHADOWS "/h", MNT_DETACH);
 	rg_remove_all_groups();
 	rg_unload_all();
 	rmdir(CGT);
@@ -579,17 +642,107 @@ TEST_F(mem, a_failed_write_fails_only_its_own_caller)
 	EXPECT_EQ(SM(32), shadow_val("g", "memory.high"));
 }
 
+/* A child that writes @key=@val to @group's shares; exits with -errno. */
+static pid_t shares_set_child(const char *group, const char *key, long val)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(-shares_set(group, key, val));
+	return pid;
+}
+
+/*
+ * Hold the shadow write queue (ordered): a barrier_permille write queues
+ * a memory.high write to h's shadow, where a FIFO under a tmpfs makes the
+ * worker's open wait for a reader (fifo_release()).
+ */
+static int queue_hold(const char *permille)
+{
+	return rg_write(PARAM "barrier_permille", permille);
+}
+
+static void fifo_release(void)
+{
+	int fd = open(SHADOWS "/h/memory.high", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * A failed shares write undoes itself only if no other write came in
+ * between: W1's shadow write fails (g/c broken), W2 writes the same
+ * values meanwhile and succeeds (g/c mended before its requests run):
+ * W2's write stays, W1's undo does not take it back. The shadow write
+ * queue is held (queue_hold()) so that the order is W1's requests, a
+ * hold, W2's requests.
+ */
+TEST_F(mem, a_failed_write_undoes_no_later_write)
+{
+	pid_t w1, w2;
+	int i, st1 = -1, st2 = -1;
+
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	ASSERT_EQ(0, rg_mkdir("h"));
+	ASSERT_EQ(0, shares_set("g/c", "max_shares", 50));
+	/* A ceiling: h's memory.high follows barrier_permille. */
+	ASSERT_EQ(0, shares_set("h", "max_shares", 32 / scale));
+	ASSERT_EQ(0, shadow_break("h"));
+	ASSERT_EQ(0, mkfifo(SHADOWS "/h/memory.high", 0600));
+	ASSERT_EQ(0, queue_hold("500"));
+	ASSERT_EQ(0, shadow_break("g/c"));
+	w1 = shares_set_child("g", "max_shares", 32 / scale);
+	ASSERT_LT(0, w1);
+	/* W1 committed (its requests queued behind the hold). */
+	for (i = 0; i < 1000; i++) {
+		if (rg_get("g", "shares", "memory", "max_shares") ==
+		    32 / scale)
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(32 / scale, rg_get("g", "shares", "memory", "max_shares"));
+	ASSERT_EQ(0, queue_hold("400"));
+	w2 = shares_set_child("g", "max_shares", 32 / scale);
+	ASSERT_LT(0, w2);
+	/* Time for W2 to commit (if it did not, W1 undoes before it). */
+	usleep(500000);
+	/* W1's requests run: g/c's fails; W1 returns or undoes. */
+	fifo_release();
+	for (i = 0; i < 1000; i++) {
+		if (waitpid(w1, &st1, WNOHANG) == w1 ||
+		    rg_get("g", "shares", "memory", "max_shares") != 32 / scale)
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(0, shadow_mend("g/c"));
+	/* W2's requests (and an undo's) run. */
+	fifo_release();
+	if (st1 == -1)
+		EXPECT_EQ(w1, waitpid(w1, &st1, 0));
+	EXPECT_EQ(w2, waitpid(w2, &st2, 0));
+	EXPECT_EQ(ENOENT, WEXITSTATUS(st1));
+	EXPECT_EQ(0, WEXITSTATUS(st2));
+	EXPECT_EQ(32 / scale, rg_get("g", "shares", "memory", "max_shares"));
+	EXPECT_EQ(SM(32), shadow_val("g", "memory.max"));
+	EXPECT_EQ(SM(16), shadow_val("g/c", "memory.max"));
+	ASSERT_EQ(0, shadow_mend("h"));
+}
+
 /*
  * Shadows removed from outside (systemd removes a delegated unit's tree
  * when it restarts it): the next shares write, mkdir or move below them
- * makes them again, with their knobs, and the group's tasks charge them.
+ * makes them again, with their knobs, and the group's tasks charge them:
+ * those there before (pointed at the new shadows) and new ones.
  */
 TEST_F(mem, shadows_removed_from_outside_are_made_again)
 {
+	int cmd, rep;
+
 	ASSERT_EQ(0, rg_mkdir("g/c"));
 	ASSERT_EQ(0, shares_set("g", "min_shares", 32 / scale));
 	ASSERT_EQ(0, shares_set("g/c", "min_shares", 25));
-	self->held[0] = hog(NULL, "g/c", SM(4), 1);
+	self->held[0] = hog_told("g/c", SM(4), &cmd, &rep);
 	ASSERT_LT(0, self->held[0]);
 	ASSERT_EQ(0, rmdir(SHADOWS "/g/c"));
 	ASSERT_EQ(0, rmdir(SHADOWS "/g"));
@@ -601,15 +754,23 @@ TEST_F(mem, shadows_removed_from_outside_are_made_again)
 	EXPECT_EQ(SM(8), shadow_val("g/c", "memory.low"));
 	EXPECT_EQ(LONG_MAX, shadow_val("g/c", "memory.max"));
 	EXPECT_EQ(SM(32), ms("g/c", "limit"));
-	/* Its tasks charge the new shadows. */
-	rg_kill(self->held[0]);
-	self->held[0] = hog(NULL, "g/c", SM(4), 1);
-	ASSERT_LT(0, self->held[0]);
+	/* The hog there before charges the new shadow what it touches. */
+	EXPECT_EQ(0, hog_more(cmd, rep));
+	EXPECT_LE(SM(4), shadow_val("g/c", "memory.current"));
 	EXPECT_LE(SM(4), ms("g/c", "held"));
 	EXPECT_LE(SM(4), ms("g", "held"));
-	/* A mkdir below a removed shadow. */
+	/* So does a new task. */
+	self->held[1] = hog(NULL, "g/c", SM(4), 1);
+	ASSERT_LT(0, self->held[1]);
+	EXPECT_LE(SM(8), shadow_val("g/c", "memory.current"));
+	EXPECT_LE(SM(8), ms("g/c", "held"));
+	/* A mkdir below a removed shadow (the hog_told() one exits too). */
+	close(cmd);
+	close(rep);
 	rg_kill(self->held[0]);
+	rg_kill(self->held[1]);
 	self->held[0] = 0;
+	self->held[1] = 0;
 	ASSERT_EQ(0, rmdir(SHADOWS "/g/c"));
 	EXPECT_EQ(0, rg_mkdir("g/c/d"));
 	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c/d"));
