@@ -150,11 +150,9 @@ void rgcs_exit(void);
  *	rg_mutex (between rg_shadow_batch_begin() and _end()) and then
  *	waits for, without it, with rg_shadow_batch_wait(): its own only
  * @reqs: the requests
- * @owner: the caller
  */
 struct rg_shadow_batch {
 	struct list_head reqs;
-	struct task_struct *owner;
 };
 
 #ifdef CONFIG_RES_GROUPS_CGROUPS

@@ -654,7 +654,6 @@ void rg_shadow_batch_begin(struct rg_shadow_batch *b)
 {
 	lockdep_assert_held(&rg_mutex);
 	INIT_LIST_HEAD(&b->reqs);
-	b->owner = current;
 	rg_shadow_batch_cur = b;
 	WRITE_ONCE(rg_shadow_batch_owner, current);
 }
