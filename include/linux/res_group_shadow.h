@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Resource Groups: shadow cgroups, for controllers built on cgroup v2's
- * own controllers (rg_memory.ko; rg_io.ko later).
+ * own controllers (rg_memory.ko on "memory", rg_io.ko on "io").
  *
  * While a controller uses them, each non-root group has a shadow: a cgroup v2
  * directory under res_groups.ko's shadow_root, at the group's own path
@@ -35,13 +35,24 @@ struct res_shares;
 /* Value for res_shadow_write(): the file's "max". */
 #define RES_SHADOW_MAX	U64_MAX
 
+/*
+ * Flags of res_shadow_write_str(). RES_SHADOW_KEYED: the value's first
+ * word names what it sets within the file (io.max's "MAJ:MIN ..."), and
+ * each key is a knob of its own. RES_SHADOW_OPTIONAL: a failure is
+ * logged, not the shares write's errno (io.bfq.weight without BFQ, a
+ * device that went away).
+ */
+#define RES_SHADOW_KEYED	0x1
+#define RES_SHADOW_OPTIONAL	0x2
+
 /**
  * res_shadow_enable - give every non-root group a shadow, from now on
- * @subsys: the cgroup v2 controller the caller drives: "memory"
+ * @subsys: the cgroup v2 controller the caller drives: "memory" or "io"
  *
  * The first call makes shadow_root if it is missing and enables @subsys
  * in its parent's and its own cgroup.subtree_control, and makes the
- * shadows of the existing groups; waits for all of it. Call it before
+ * shadows of the existing groups; a call for another @subsys enables it
+ * in every shadow too. Waits for all of it. Call it before
  * res_controller_register(), so that the tasks the registration tells of
  * find their shadows. May sleep; caller holds no lock of the framework's.
  *
@@ -57,14 +68,16 @@ int res_shadow_enable(const char *subsys);
  * @subsys: as given to it
  *
  * After res_controller_unregister(): the last user's call removes every
- * shadow (not shadow_root), children first, and waits for it.
+ * shadow (not shadow_root), children first, and waits for it; while
+ * another controller still uses them, @subsys's files written through
+ * res_shadow_write*() are set back to their defaults instead.
  */
 void res_shadow_disable(const char *subsys);
 
 /**
  * res_shadow_css - the css of @s's group's shadow
  * @s: a group's shares; the root group's shadow is shadow_root
- * @subsys: "memory"
+ * @subsys: "memory" or "io"
  *
  * Any context; the css is valid while the group's shares are, under
  * the framework's mutex or a group's lock (the callbacks): a directory
@@ -78,7 +91,7 @@ struct cgroup_subsys_state *res_shadow_css(struct res_shares *s,
 /**
  * res_shadow_css_get - res_shadow_css(), with a reference
  * @s: a group's shares
- * @subsys: "memory"
+ * @subsys: "memory" or "io"
  *
  * Any context. For a caller that may run while the shadow's directory is
  * made again (removed from outside): the css may change then. Return:
@@ -103,6 +116,37 @@ struct cgroup_subsys_state *res_shadow_css_get(struct res_shares *s,
  * removed from outside is made again first.
  */
 void res_shadow_write(struct res_shares *s, const char *file, u64 val);
+
+/**
+ * res_shadow_write_str - res_shadow_write() with a string value
+ * @s: a non-root group's shares (the root's: ignored)
+ * @file: e.g. "io.max", "io.weight", "io.bfq.weight"
+ * @val: what to write, e.g. "8:0 rbps=1048576 wbps=max riops=max wiops=max"
+ * @flags: RES_SHADOW_KEYED, RES_SHADOW_OPTIONAL
+ *
+ * As res_shadow_write(). The service knows each file's default, to which
+ * it sets the file back when @file's controller is disabled while the
+ * shadows stay (io.max: "KEY rbps=max wbps=max riops=max wiops=max";
+ * the weights: "default 100").
+ */
+void res_shadow_write_str(struct res_shares *s, const char *file,
+			  const char *val, unsigned int flags);
+
+/**
+ * res_shadow_read - read a file of @s's group's shadow
+ * @s: a group's shares (the root's: shadow_root's file)
+ * @file: e.g. "io.stat"
+ * @buf: where to put its content, NUL-terminated
+ * @size: the room in @buf
+ *
+ * In the caller's context and with its credentials, but through the
+ * shadow tree the service holds (not the caller's mount namespace). May
+ * sleep; fine under the framework's mutex (show_stats()).
+ * Return: the length read (a longer file is cut), or a negative errno
+ * (-ENOENT: no shadow).
+ */
+ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
+			size_t size);
 
 /**
  * res_shadow_sync - wait for everything queued so far, everyone's
