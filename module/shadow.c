@@ -27,10 +27,19 @@
  * business. Requests queued outside a batch (parameter writes) are waited
  * for by nobody; their failures are logged.
  *
- * Knobs: the workers remember, per shadow file, the value last asked for
- * and what the file holds (what the last write that succeeded wrote), and
- * skip a write of what it holds: a controller queues every knob every
- * time, and a write that failed is done again when asked again.
+ * Knobs: the workers remember, per shadow file (per key of a keyed file:
+ * io.max's devices), the value last asked for and what the file holds
+ * (what the last write that succeeded wrote), and skip a write of what it
+ * holds: a controller queues every knob every time, and a write that
+ * failed is done again when asked again.
+ *
+ * Controllers: a shadow carries the cgroup v2 controllers whose module
+ * enabled the service (rg_shadow_mask: "memory" for rg_memory.ko, "io"
+ * for rg_io.ko), each with its css. The first enable makes the shadows;
+ * a second controller is enabled in each existing one, parents first
+ * (rg_shadow_ss_add()); a controller disabled while another stays is
+ * disabled below each, children first, its files set back to their
+ * defaults (rg_shadow_off()); the last disable removes the shadows.
  *
  * Removed from outside: a shadow whose css is dying while its group
  * lives was removed by someone else (systemd restarting a delegated
@@ -52,12 +61,16 @@
  *
  * Locking: a group's @shadow and rg_shadow_users are under rg_mutex (and
  * stable for a controller's move_task(): set before the first task can
- * join, cleared after the last left). A shadow's @css is written by the
- * workers under rg_shadow_dir_mutex (and rg_mutex when it is replaced)
- * with release, and read anywhere with acquire. @err is the mkdir's
- * result, written before @made completes. Order: rg_shadow_dir_mutex,
- * rg_shadow_knob_mutex, rg_mutex (the workers take rg_mutex only to walk
- * the groups and publish css's; its holders never wait for a worker).
+ * join, cleared after the last left). A shadow's @css's are written by
+ * the workers under rg_shadow_dir_mutex (and rg_mutex when they are
+ * replaced) with release, and read anywhere with acquire; rg_shadow_mask
+ * under rg_shadow_dir_mutex. @err is the mkdir's result, written before
+ * @made completes. A shadow's @knob_mutex is held across its file writes
+ * (a slow memory.max write stalls no other shadow's). Order:
+ * rg_shadow_dir_mutex, a shadow's @knob_mutex, rg_mutex (the workers
+ * take rg_mutex only to walk the groups and publish css's; its holders
+ * never wait for a worker). res_shadow_read() opens files below
+ * shadow_root's directory, kept (rg_shadow_path_lock) when it is made.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -83,48 +96,69 @@ module_param(shadow_root, charp, 0444);
 MODULE_PARM_DESC(shadow_root,
 		 "cgroup v2 directory under which the groups' shadow cgroups are made");
 
-/* The knobs a shadow remembers, per file: at most this many files. */
-#define RG_SHADOW_KNOBS	4
+/* The cgroup v2 controllers a shadow carries, for whom enabled them. */
+enum rg_shadow_ss {
+	RG_SS_MEMORY,
+	RG_SS_IO,
+	RG_SS_NR,
+};
+
+static const char * const rg_ss_name[RG_SS_NR] = { "memory", "io" };
+
+/* The longest value a knob takes (an io.max line) and file name. */
+#define RG_SHADOW_VAL_MAX	128
+#define RG_SHADOW_NAME_MAX	24
 
 /**
- * struct rg_shadow_knob - one file of a shadow, as the workers know it
- * @file: its name ("" if the slot is free)
+ * struct rg_shadow_knob - one file of a shadow (or one key of it), as the
+ *	workers know it
+ * @node: in its shadow's @knobs
+ * @flags: RES_SHADOW_KEYED, RES_SHADOW_OPTIONAL, as last asked
+ * @ok: the last write of it succeeded (the file holds @has)
+ * @file: its file
+ * @key: the first word of its values if keyed, else ""
  * @val: the value last asked for
  * @has: what the file holds, if @ok
- * @ok: the last write of the file succeeded (it holds @has)
  */
 struct rg_shadow_knob {
-	char file[24];
-	u64 val;
-	u64 has;
+	struct list_head node;
+	unsigned int flags;
 	bool ok;
+	char file[RG_SHADOW_NAME_MAX];
+	char key[RG_SHADOW_NAME_MAX];
+	char val[RG_SHADOW_VAL_MAX];
+	char has[RG_SHADOW_VAL_MAX];
 };
 
 /**
  * struct res_shadow - one group's shadow directory
  * @parent: the parent group's shadow (a reference), NULL for the root's
  * @grp: its group, NULL once the group is removed (rg_mutex)
- * @css: its memory css (a reference), once made; replaced when the
- *	directory is made again (rg_mutex and rg_shadow_dir_mutex)
+ * @css: its css of each enabled controller (a reference each), once
+ *	made; replaced when the directory is made again (rg_mutex and
+ *	rg_shadow_dir_mutex)
  * @ref: the group's reference and one per request and child shadow
  * @made: completed once the first mkdir was tried
  * @err: the mkdir's errno, 0 once made
- * @knobs: its files' values (rg_shadow_knob_mutex)
+ * @knob_mutex: protects @knobs, held across their writes
+ * @knobs: its files' values (struct rg_shadow_knob)
  * @path: the directory
  */
 struct res_shadow {
 	struct res_shadow *parent;
 	struct res_group *grp;
-	struct cgroup_subsys_state *css;
+	struct cgroup_subsys_state *css[RG_SS_NR];
 	refcount_t ref;
 	struct completion made;
 	int err;
-	struct rg_shadow_knob knobs[RG_SHADOW_KNOBS];
+	struct mutex knob_mutex;	/* see above */
+	struct list_head knobs;
 	char path[];
 };
 
 enum rg_shadow_op {
 	RG_SHADOW_SETUP,
+	RG_SHADOW_OFF,
 	RG_SHADOW_MKDIR,
 	RG_SHADOW_WRITE,
 	RG_SHADOW_RMDIR,
@@ -138,7 +172,9 @@ enum rg_shadow_op {
  * @done: completed when the worker is done with it
  * @err: its result, for its waiter only
  * @op: what to do
- * @sh: the shadow (a reference), NULL for RG_SHADOW_SETUP
+ * @ss: the controller to set up or turn off (RG_SHADOW_SETUP, _OFF)
+ * @flags: the write's RES_SHADOW_* flags
+ * @sh: the shadow (a reference), NULL for RG_SHADOW_SETUP and _OFF
  * @file: the file to write
  * @val: the value to write
  */
@@ -149,9 +185,11 @@ struct rg_shadow_req {
 	struct completion done;
 	int err;
 	enum rg_shadow_op op;
+	enum rg_shadow_ss ss;
+	unsigned int flags;
 	struct res_shadow *sh;
-	char file[24];
-	u64 val;
+	char file[RG_SHADOW_NAME_MAX];
+	char val[RG_SHADOW_VAL_MAX];
 };
 
 static struct workqueue_struct *rg_shadow_wq;
@@ -160,8 +198,6 @@ static struct res_shadow *rg_shadow_root;
 static DEFINE_MUTEX(rg_shadow_enable_mutex);
 /* Directories: mkdir, rmdir and making removed ones again; the css's. */
 static DEFINE_MUTEX(rg_shadow_dir_mutex);
-/* The shadows' knobs (struct rg_shadow_knob); after rg_shadow_dir_mutex. */
-static DEFINE_MUTEX(rg_shadow_knob_mutex);
 /*
  * The batch of rg_mutex's holder, if it keeps one, and that holder
  * (written under rg_mutex). A queuer without rg_mutex compares the owner
@@ -169,10 +205,21 @@ static DEFINE_MUTEX(rg_shadow_knob_mutex);
  */
 static struct rg_shadow_batch *rg_shadow_batch_cur;
 static struct task_struct *rg_shadow_batch_owner;
+/* Groups have shadows: some controller enabled them (rg_mutex). */
 static int rg_shadow_users;
+/* The users of each controller (rg_shadow_enable_mutex). */
+static int rg_shadow_ss_users[RG_SS_NR];
+/* Which of them counts in rg_shadow_users (rg_mutex). */
+static bool rg_shadow_counted[RG_SS_NR];
+/* The controllers the shadows carry: bit per ss (rg_shadow_dir_mutex). */
+static unsigned long rg_shadow_mask;
+/* shadow_root's directory, for res_shadow_read() (rg_shadow_path_lock). */
+static struct path rg_shadow_root_path;
+static DEFINE_SPINLOCK(rg_shadow_path_lock);
 
-static int rg_shadow_root_setup(void);
-static struct cgroup_subsys_state *rg_shadow_root_make(const char *path);
+static int rg_shadow_root_setup(enum rg_shadow_ss ss);
+static int rg_shadow_root_make(struct res_shadow *sh,
+			       struct cgroup_subsys_state **css);
 
 /* Write @str to @dir/@file. */
 static int rg_shadow_write_file(const char *dir, const char *file,
@@ -254,8 +301,38 @@ out:
 	return ret;
 }
 
-/* The memory css of the cgroup at @path, with a reference. */
-static struct cgroup_subsys_state *rg_shadow_css_of(const char *path)
+static struct cgroup_subsys *rg_ss_subsys(enum rg_shadow_ss ss)
+{
+#ifdef CONFIG_BLK_CGROUP
+	if (ss == RG_SS_IO)
+		return &io_cgrp_subsys;
+#endif
+	return ss == RG_SS_MEMORY ? &memory_cgrp_subsys : NULL;
+}
+
+/* Is @ss's controller in this kernel, and on cgroup v2? */
+static bool rg_ss_on_dfl(enum rg_shadow_ss ss)
+{
+#ifdef CONFIG_BLK_CGROUP
+	if (ss == RG_SS_IO)
+		return cgroup_subsys_on_dfl(io_cgrp_subsys);
+#endif
+	return ss == RG_SS_MEMORY && cgroup_subsys_on_dfl(memory_cgrp_subsys);
+}
+
+static int rg_ss_find(const char *name)
+{
+	int ss;
+
+	for (ss = 0; ss < RG_SS_NR; ss++)
+		if (!strcmp(name, rg_ss_name[ss]))
+			return ss;
+	return -EINVAL;
+}
+
+/* The css of @ss of the cgroup at @path, with a reference. */
+static struct cgroup_subsys_state *rg_shadow_css_of(const char *path,
+						    enum rg_shadow_ss ss)
 {
 	struct cgroup_subsys_state *css;
 	struct path p;
@@ -264,11 +341,11 @@ static struct cgroup_subsys_state *rg_shadow_css_of(const char *path)
 	ret = kern_path(path, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &p);
 	if (ret)
 		return ERR_PTR(ret);
-	css = css_tryget_online_from_dir(p.dentry, &memory_cgrp_subsys);
+	css = css_tryget_online_from_dir(p.dentry, rg_ss_subsys(ss));
 	path_put(&p);
-	/* Not cgroupfs, or cgroup v1's memory: not ours to use. */
+	/* Not cgroupfs, or cgroup v1's controller: not ours to use. */
 	if (PTR_ERR_OR_ZERO(css) == -EBADF ||
-	    (!IS_ERR(css) && !cgroup_subsys_on_dfl(memory_cgrp_subsys))) {
+	    (!IS_ERR(css) && !rg_ss_on_dfl(ss))) {
 		if (!IS_ERR(css))
 			css_put(css);
 		return ERR_PTR(-ENODEV);
@@ -283,77 +360,219 @@ static void rg_shadow_get(struct res_shadow *sh)
 
 static void rg_shadow_put(struct res_shadow *sh)
 {
+	struct rg_shadow_knob *k, *n;
 	struct res_shadow *parent;
 
 	while (sh && refcount_dec_and_test(&sh->ref)) {
 		parent = sh->parent;
+		list_for_each_entry_safe(k, n, &sh->knobs, node)
+			kfree(k);
+		mutex_destroy(&sh->knob_mutex);
 		kfree(sh);
 		sh = parent;
 	}
 }
 
-/* Write @val to @sh's @file: "max" for RES_SHADOW_MAX. */
-static int rg_shadow_put_val(struct res_shadow *sh, const char *file,
-			     u64 val)
+/* A new shadow with room for a path of @len, the caller's reference. */
+static struct res_shadow *rg_shadow_alloc(size_t len)
 {
-	char buf[24];
-	int ret;
+	struct res_shadow *sh;
 
-	if (val == RES_SHADOW_MAX)
-		strscpy(buf, "max", sizeof(buf));
-	else
-		snprintf(buf, sizeof(buf), "%llu", val);
-	ret = rg_shadow_write_file(sh->path, file, buf);
-	if (ret)
-		pr_warn("%s/%s: writing %s failed: %d\n", sh->path, file, buf,
-			ret);
-	return ret;
+	sh = kzalloc(struct_size(sh, path, len + 1), GFP_KERNEL);
+	if (!sh)
+		return NULL;
+	refcount_set(&sh->ref, 1);
+	init_completion(&sh->made);
+	mutex_init(&sh->knob_mutex);
+	INIT_LIST_HEAD(&sh->knobs);
+	return sh;
 }
 
 /*
- * The directory part of a mkdir: make it (or reset one found there: an
- * rmdir that failed, an older run's, an administrator's, to what a new
- * one has), let its children have memory cgroups, take its css. Caller
- * holds rg_shadow_dir_mutex.
+ * The files the service writes and their defaults: what a new directory
+ * holds, and what a controller's files are set back to when it is
+ * disabled while the shadows stay. A keyed file's default follows its
+ * key.
  */
-static struct cgroup_subsys_state *rg_shadow_make_dir(struct res_shadow *sh)
+static const struct {
+	const char *file;
+	const char *dflt;
+	enum rg_shadow_ss ss;
+	bool keyed;
+} rg_shadow_files[] = {
+	{ "memory.max", "max", RG_SS_MEMORY },
+	{ "memory.high", "max", RG_SS_MEMORY },
+	{ "memory.low", "0", RG_SS_MEMORY },
+	{ "memory.min", "0", RG_SS_MEMORY },
+	{ "io.max", "rbps=max wbps=max riops=max wiops=max", RG_SS_IO, true },
+	{ "io.weight", "default 100", RG_SS_IO },
+	{ "io.bfq.weight", "default 100", RG_SS_IO },
+};
+
+static int rg_shadow_file_find(const char *file)
 {
-	int ret;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(rg_shadow_files); i++)
+		if (!strcmp(file, rg_shadow_files[i].file))
+			return i;
+	return -ENOENT;
+}
+
+/* "+memory +io" (or "-"), for the controllers in @mask. */
+static void rg_shadow_ss_str(char *buf, size_t size, unsigned long mask,
+			     char sign)
+{
+	int ss, n = 0;
+
+	buf[0] = '\0';
+	for_each_set_bit(ss, &mask, RG_SS_NR)
+		n += scnprintf(buf + n, size - n, "%s%c%s", n ? " " : "",
+			       sign, rg_ss_name[ss]);
+}
+
+static int rg_shadow_ss_write(const char *dir, unsigned long mask, char sign)
+{
+	char buf[32];
+
+	if (!mask)
+		return 0;
+	rg_shadow_ss_str(buf, sizeof(buf), mask, sign);
+	return rg_shadow_write_file(dir, "cgroup.subtree_control", buf);
+}
+
+/*
+ * Set the files of @ss in the directory @dir back to their defaults: a
+ * directory found there (an rmdir that failed, an older run's, an
+ * administrator's). io.max lists the devices that have a limit; the
+ * weights' files may be missing (no BFQ, no iocost). Return: 0 or the
+ * errno of the first memory file that could not be written.
+ */
+static int rg_shadow_reset_dir(const char *dir, enum rg_shadow_ss ss)
+{
+	char *buf, *line, *cur, *val;
+	struct file *f;
+	char *path;
+	loff_t pos = 0;
+	ssize_t n;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(rg_shadow_files); i++) {
+		if (rg_shadow_files[i].ss != ss || rg_shadow_files[i].keyed)
+			continue;
+		ret = rg_shadow_write_file(dir, rg_shadow_files[i].file,
+					   rg_shadow_files[i].dflt);
+		/* Only memory.min may be missing. */
+		if (ret && ss == RG_SS_MEMORY &&
+		    strcmp(rg_shadow_files[i].file, "memory.min"))
+			return ret;
+	}
+	if (ss != RG_SS_IO)
+		return 0;
+	path = kasprintf(GFP_KERNEL, "%s/io.max", dir);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	val = kmalloc(RG_SHADOW_VAL_MAX, GFP_KERNEL);
+	if (!path || !buf || !val)
+		goto out;
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		goto out;
+	n = kernel_read(f, buf, PAGE_SIZE - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0)
+		goto out;
+	buf[n] = '\0';
+	cur = buf;
+	while ((line = strsep(&cur, "\n"))) {
+		char *key = strsep(&line, " ");
+
+		if (!*key)
+			continue;
+		snprintf(val, RG_SHADOW_VAL_MAX, "%s %s", key,
+			 rg_shadow_files[rg_shadow_file_find("io.max")].dflt);
+		rg_shadow_write_file(dir, "io.max", val);
+	}
+out:
+	kfree(val);
+	kfree(buf);
+	kfree(path);
+	return 0;
+}
+
+/*
+ * The directory part of a mkdir: make it (or reset one found there to
+ * what a new one has), let its children have the controllers of
+ * rg_shadow_mask, take their css's into @css. Caller holds
+ * rg_shadow_dir_mutex. Return: 0 or an errno (no css is then taken).
+ */
+static int rg_shadow_make_dir(struct res_shadow *sh,
+			      struct cgroup_subsys_state **css)
+{
+	unsigned long mask = rg_shadow_mask;
+	int ret, ss;
 
 	ret = rg_shadow_mkdir_path(sh->path);
 	if (ret < 0)
-		return ERR_PTR(ret);
+		return ret;
 	if (ret > 0) {
-		ret = rg_shadow_write_file(sh->path, "memory.max", "max");
-		if (!ret)
-			ret = rg_shadow_write_file(sh->path, "memory.high",
-						   "max");
-		if (!ret)
-			ret = rg_shadow_write_file(sh->path, "memory.low", "0");
-		if (ret)
-			return ERR_PTR(ret);
+		for_each_set_bit(ss, &mask, RG_SS_NR) {
+			ret = rg_shadow_reset_dir(sh->path, ss);
+			if (ret)
+				return ret;
+		}
 	}
 	/* It never has tasks. */
-	ret = rg_shadow_write_file(sh->path, "cgroup.subtree_control",
-				   "+memory");
+	ret = rg_shadow_ss_write(sh->path, mask, '+');
 	if (ret)
-		return ERR_PTR(ret);
-	return rg_shadow_css_of(sh->path);
+		return ret;
+	memset(css, 0, sizeof(*css) * RG_SS_NR);
+	for_each_set_bit(ss, &mask, RG_SS_NR) {
+		css[ss] = rg_shadow_css_of(sh->path, ss);
+		if (IS_ERR(css[ss])) {
+			ret = PTR_ERR(css[ss]);
+			css[ss] = NULL;
+			break;
+		}
+	}
+	if (ret) {
+		for (ss = 0; ss < RG_SS_NR; ss++) {
+			if (css[ss])
+				css_put(css[ss]);
+			css[ss] = NULL;
+		}
+	}
+	return ret;
+}
+
+/* Publish @css as @sh's: pairs with res_shadow_css()'s acquire. */
+static void rg_shadow_set_css(struct res_shadow *sh,
+			      struct cgroup_subsys_state **css)
+{
+	int ss;
+
+	for (ss = 0; ss < RG_SS_NR; ss++)
+		smp_store_release(&sh->css[ss], css[ss]); /* whole when seen */
 }
 
 /* Is @sh's directory gone (removed from outside)? */
 static bool rg_shadow_gone(struct res_shadow *sh)
 {
-	struct cgroup_subsys_state *css = READ_ONCE(sh->css);
+	int ss;
 
-	return css && css_is_dying(css);
+	for (ss = 0; ss < RG_SS_NR; ss++) {
+		struct cgroup_subsys_state *css = READ_ONCE(sh->css[ss]);
+
+		if (css)
+			return css_is_dying(css);
+	}
+	return false;
 }
 
 static int rg_shadow_remake(struct res_shadow *sh);
 
 static void rg_shadow_do_mkdir(struct res_shadow *sh)
 {
-	struct cgroup_subsys_state *css;
+	struct cgroup_subsys_state *css[RG_SS_NR];
 	int ret;
 
 	ret = sh->err;
@@ -368,12 +587,9 @@ static void rg_shadow_do_mkdir(struct res_shadow *sh)
 			goto out;
 	}
 	mutex_lock(&rg_shadow_dir_mutex);
-	css = rg_shadow_make_dir(sh);
-	ret = PTR_ERR_OR_ZERO(css);
-	if (!ret) {
-		/* Pairs with res_shadow_css(): the css is whole when seen. */
-		smp_store_release(&sh->css, css);
-	}
+	ret = rg_shadow_make_dir(sh, css);
+	if (!ret)
+		rg_shadow_set_css(sh, css);
 	mutex_unlock(&rg_shadow_dir_mutex);
 out:
 	if (ret)
@@ -382,17 +598,30 @@ out:
 	complete_all(&sh->made);
 }
 
+/* Put @sh's css's, a grace period after nobody may see them. */
+static void rg_shadow_put_css(struct res_shadow *sh)
+{
+	int ss;
+
+	for (ss = 0; ss < RG_SS_NR && !sh->css[ss]; ss++)
+		;
+	if (ss == RG_SS_NR)
+		return;
+	synchronize_rcu();
+	for (ss = 0; ss < RG_SS_NR; ss++) {
+		if (sh->css[ss])
+			css_put(sh->css[ss]);
+		WRITE_ONCE(sh->css[ss], NULL);
+	}
+}
+
 static void rg_shadow_do_rmdir(struct res_shadow *sh)
 {
 	int ret;
 
 	mutex_lock(&rg_shadow_dir_mutex);
-	if (sh->css) {
-		/* Readers of a task's pointer to it are done. */
-		synchronize_rcu();
-		css_put(sh->css);
-		sh->css = NULL;
-	}
+	/* Readers of a task's pointer to it are done. */
+	rg_shadow_put_css(sh);
 	if (!sh->err) {
 		ret = rg_shadow_rmdir_path(sh->path);
 		/* Gone already (removed from outside): fine. */
@@ -402,40 +631,158 @@ static void rg_shadow_do_rmdir(struct res_shadow *sh)
 	mutex_unlock(&rg_shadow_dir_mutex);
 }
 
+/* Write @k's value; caller holds @sh's knob_mutex. */
+static int rg_shadow_knob_put(struct res_shadow *sh, struct rg_shadow_knob *k)
+{
+	int ret;
+
+	if (k->ok && !strcmp(k->has, k->val))
+		return 0;
+	k->ok = false;
+	ret = rg_shadow_write_file(sh->path, k->file, k->val);
+	if (!ret) {
+		strscpy(k->has, k->val, sizeof(k->has));
+		k->ok = true;
+		return 0;
+	}
+	pr_warn("%s/%s: writing \"%s\" failed: %d\n", sh->path, k->file,
+		k->val, ret);
+	return k->flags & RES_SHADOW_OPTIONAL ? 0 : ret;
+}
+
 /*
  * Write a knob, unless the file holds the value already. The workers
  * know what each file holds: it is what the last write that succeeded
  * wrote; after a failure, the file is written again whatever it is
- * asked for. Caller holds rg_shadow_dir_mutex.
+ * asked for. Caller holds @sh's knob_mutex.
  */
 static int rg_shadow_do_write(struct res_shadow *sh, const char *file,
-			      u64 val)
+			      const char *val, unsigned int flags)
 {
-	struct rg_shadow_knob *k = NULL;
-	int i, ret;
+	struct rg_shadow_knob *k;
+	char key[RG_SHADOW_NAME_MAX] = "";
 
-	for (i = 0; i < RG_SHADOW_KNOBS; i++) {
-		if (!strcmp(sh->knobs[i].file, file)) {
-			k = &sh->knobs[i];
-			break;
-		}
-		if (!k && !sh->knobs[i].file[0])
-			k = &sh->knobs[i];
+	if (flags & RES_SHADOW_KEYED) {
+		size_t len = strcspn(val, " ");
+
+		if (len >= sizeof(key))
+			return -EINVAL;
+		memcpy(key, val, len);
+		key[len] = '\0';
 	}
-	if (WARN_ON_ONCE(!k))
-		return -ENOSPC;
-	if (!k->file[0])
-		strscpy(k->file, file, sizeof(k->file));
-	k->val = val;
-	if (k->ok && k->has == val)
-		return 0;
-	k->ok = false;
-	ret = rg_shadow_put_val(sh, file, val);
-	if (!ret) {
-		k->has = val;
-		k->ok = true;
+	list_for_each_entry(k, &sh->knobs, node)
+		if (!strcmp(k->file, file) && !strcmp(k->key, key))
+			goto found;
+	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	if (!k)
+		return -ENOMEM;
+	strscpy(k->file, file, sizeof(k->file));
+	strscpy(k->key, key, sizeof(k->key));
+	list_add_tail(&k->node, &sh->knobs);
+found:
+	k->flags = flags;
+	strscpy(k->val, val, sizeof(k->val));
+	return rg_shadow_knob_put(sh, k);
+}
+
+/* Write every knob of @sh again (a directory made again). */
+static int rg_shadow_rewrite(struct res_shadow *sh)
+{
+	struct rg_shadow_knob *k;
+	int ret = 0, err;
+
+	mutex_lock(&sh->knob_mutex);
+	list_for_each_entry(k, &sh->knobs, node) {
+		k->ok = false;
+		err = rg_shadow_knob_put(sh, k);
+		if (err && !ret)
+			ret = err;
 	}
+	mutex_unlock(&sh->knob_mutex);
 	return ret;
+}
+
+/*
+ * @sh's knobs of @ss back to their defaults (best effort: logged), and
+ * forgotten: @ss's controller is disabled while the shadows stay.
+ */
+static void rg_shadow_reset_knobs(struct res_shadow *sh, enum rg_shadow_ss ss)
+{
+	struct rg_shadow_knob *k, *n;
+	int i;
+
+	mutex_lock(&sh->knob_mutex);
+	list_for_each_entry_safe(k, n, &sh->knobs, node) {
+		i = rg_shadow_file_find(k->file);
+		if (i < 0 || rg_shadow_files[i].ss != ss)
+			continue;
+		if (k->key[0])
+			snprintf(k->val, sizeof(k->val), "%s %s", k->key,
+				 rg_shadow_files[i].dflt);
+		else
+			strscpy(k->val, rg_shadow_files[i].dflt,
+				sizeof(k->val));
+		k->flags |= RES_SHADOW_OPTIONAL;
+		rg_shadow_knob_put(sh, k);
+		list_del(&k->node);
+		kfree(k);
+	}
+	mutex_unlock(&sh->knob_mutex);
+}
+
+/*
+ * The shadows of @grp's subtree, parents first, each with a reference
+ * (the root group's is shadow_root's); NULL entries for groups without
+ * one. Caller holds rg_mutex. Return: the array (kfree() it, after
+ * rg_shadow_put() of each), or NULL; *@n its length.
+ */
+static struct res_shadow **rg_shadow_subtree(struct res_group *grp, int *n)
+{
+	struct res_shadow **shs;
+	struct res_group *g;
+	int i;
+
+	lockdep_assert_held(&rg_mutex);
+	for (g = grp, *n = 0; g; g = rg_group_next(g)) {
+		if (g != grp && g->depth <= grp->depth)
+			break;
+		(*n)++;
+	}
+	shs = kcalloc(*n, sizeof(*shs), GFP_KERNEL);
+	if (!shs) {
+		*n = 0;
+		return NULL;
+	}
+	for (g = grp, i = 0; i < *n; g = rg_group_next(g), i++) {
+		shs[i] = g == &rg_root ? rg_shadow_root : g->shadow;
+		if (shs[i])
+			rg_shadow_get(shs[i]);
+	}
+	return shs;
+}
+
+static void rg_shadow_subtree_put(struct res_shadow **shs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		rg_shadow_put(shs[i]);
+	kfree(shs);
+}
+
+/* Tell the controllers of rg_shadow_mask about @grp's tasks (rg_mutex). */
+static void rg_shadow_retell(struct res_group *grp)
+{
+	unsigned long mask = rg_shadow_mask;
+	struct res_controller *ctl;
+	int ss;
+
+	for_each_set_bit(ss, &mask, RG_SS_NR) {
+		ctl = rg_controller_find(rg_ss_name[ss],
+					 strlen(rg_ss_name[ss]));
+		if (grp && ctl && grp->shares[ctl->id])
+			res_group_retell_tasks(ctl, grp->shares[ctl->id]);
+	}
 }
 
 /*
@@ -443,22 +790,21 @@ static int rg_shadow_do_write(struct res_shadow *sh, const char *file,
  * (systemd removes a delegated unit's cgroups when it restarts it; an
  * administrator's rmdir), with its ancestors' that are gone too and the
  * whole subtree below the highest of them, each with the knobs it was
- * asked for; point the groups' tasks at the new memory cgroups.
+ * asked for; point the groups' tasks at the new cgroups.
  *
  * The directories are made without rg_mutex (see the top of the file),
  * then the css's swapped and the tasks told under it (the framework's
- * res_group_retell_tasks() to the controller named as the cgroup
- * controller, "memory"); the old css's are put a grace period later, as
- * at rmdir. Return: 0, or the errno of the first directory that could
- * not be made.
+ * res_group_retell_tasks() to the controllers named as the cgroup
+ * controllers, "memory" and "io"); the old css's are put a grace period
+ * later, as at rmdir. Return: 0, or the errno of the first directory
+ * that could not be made or knob not written.
  */
 static int rg_shadow_remake(struct res_shadow *sh)
 {
-	struct cgroup_subsys_state **old = NULL;
+	struct cgroup_subsys_state *(*css)[RG_SS_NR] = NULL;
 	struct res_shadow **shs = NULL, *top = sh;
-	struct res_controller *ctl;
-	struct res_group *grp, *g;
-	int i, n = 0, ret = 0;
+	struct res_group *grp;
+	int i, ss, err, n = 0, ret = 0;
 
 	mutex_lock(&rg_shadow_dir_mutex);
 	if (!rg_shadow_gone(sh))
@@ -468,86 +814,70 @@ static int rg_shadow_remake(struct res_shadow *sh)
 	/* The directories below @top, parents first, while rg_mutex holds. */
 	mutex_lock(&rg_mutex);
 	grp = top->grp;
-	if (grp) {
-		for (g = grp, n = 0; g; g = rg_group_next(g)) {
-			if (g != grp && g->depth <= grp->depth)
-				break;
-			n++;
-		}
-		shs = kcalloc(n, sizeof(*shs), GFP_KERNEL);
-		old = kcalloc(n, sizeof(*old), GFP_KERNEL);
-		if (!shs || !old)
-			n = 0;
-		for (g = grp, i = 0; i < n; g = rg_group_next(g), i++) {
-			shs[i] = g == &rg_root ? rg_shadow_root : g->shadow;
-			if (shs[i])
-				rg_shadow_get(shs[i]);
-		}
-	}
+	if (grp)
+		shs = rg_shadow_subtree(grp, &n);
 	mutex_unlock(&rg_mutex);
-	if (!n) {
+	if (n)
+		css = kcalloc(n, sizeof(*css), GFP_KERNEL);
+	if (!css) {
 		ret = grp ? -ENOMEM : 0;
 		goto out_unlock;
 	}
 	pr_info("shadow %s removed from outside: making it again\n",
 		top->path);
 	for (i = 0; i < n; i++) {
-		struct cgroup_subsys_state *css;
-		struct rg_shadow_knob *k;
-
 		/* Never made (its own mkdir is queued), or failed: skip. */
-		if (!shs[i] || !shs[i]->css)
+		if (!shs[i] || READ_ONCE(shs[i]->err) ||
+		    !completion_done(&shs[i]->made))
 			continue;
 		if (shs[i] == rg_shadow_root)
-			css = rg_shadow_root_make(shs[i]->path);
+			err = rg_shadow_root_make(shs[i], css[i]);
 		else
-			css = rg_shadow_make_dir(shs[i]);
-		if (IS_ERR(css)) {
-			pr_warn("shadow %s not made again: %ld\n",
-				shs[i]->path, PTR_ERR(css));
+			err = rg_shadow_make_dir(shs[i], css[i]);
+		if (err) {
+			pr_warn("shadow %s not made again: %d\n",
+				shs[i]->path, err);
 			if (!ret)
-				ret = PTR_ERR(css);
+				ret = err;
 			continue;
 		}
-		/* The new css for now; swapped under rg_mutex below. */
-		old[i] = css;
-		mutex_lock(&rg_shadow_knob_mutex);
-		for (k = shs[i]->knobs; k < shs[i]->knobs + RG_SHADOW_KNOBS;
-		     k++) {
-			if (!k->file[0])
-				continue;
-			k->ok = false;
-			if (rg_shadow_do_write(shs[i], k->file, k->val) && !ret)
-				ret = -EIO;
-		}
-		mutex_unlock(&rg_shadow_knob_mutex);
+		err = rg_shadow_rewrite(shs[i]);
+		if (err && !ret)
+			ret = err;
 	}
 	mutex_lock(&rg_mutex);
-	ctl = rg_controller_find("memory", strlen("memory"));
 	for (i = 0; i < n; i++) {
-		struct cgroup_subsys_state *new = old[i];
+		bool any = false;
 
-		if (!new)
+		if (!shs[i])
 			continue;
-		old[i] = shs[i]->css;
-		/* Pairs with res_shadow_css(): the css is whole when seen. */
-		smp_store_release(&shs[i]->css, new);
-		grp = shs[i]->grp;
-		if (grp && ctl && grp->shares[ctl->id])
-			res_group_retell_tasks(ctl, grp->shares[ctl->id]);
+		for (ss = 0; ss < RG_SS_NR; ss++) {
+			struct cgroup_subsys_state *new = css[i][ss];
+
+			if (!new)
+				continue;
+			any = true;
+			/* The old one, to put below. */
+			css[i][ss] = shs[i]->css[ss];
+			/* Pairs with res_shadow_css(): whole when seen. */
+			smp_store_release(&shs[i]->css[ss], new);
+		}
+		/* The root group's tasks never point at shadow_root. */
+		if (any && shs[i] != rg_shadow_root)
+			rg_shadow_retell(shs[i]->grp);
 	}
 	mutex_unlock(&rg_mutex);
 	/* Readers of the tasks' old pointers are done. */
 	synchronize_rcu();
-	for (i = 0; i < n; i++) {
-		if (old[i])
-			css_put(old[i]);
-		rg_shadow_put(shs[i]);
-	}
+	for (i = 0; i < n; i++)
+		for (ss = 0; ss < RG_SS_NR; ss++)
+			if (css[i][ss])
+				css_put(css[i][ss]);
 out_unlock:
 	mutex_unlock(&rg_shadow_dir_mutex);
-	kfree(shs);
-	kfree(old);
+	if (shs)
+		rg_shadow_subtree_put(shs, n);
+	kfree(css);
 	return ret;
 }
 
@@ -561,6 +891,8 @@ static void rg_shadow_req_put(struct rg_shadow_req *req)
 	}
 }
 
+static int rg_shadow_off(enum rg_shadow_ss ss);
+
 static void rg_shadow_work(struct work_struct *work)
 {
 	struct rg_shadow_req *req = container_of(work, struct rg_shadow_req,
@@ -571,7 +903,10 @@ static void rg_shadow_work(struct work_struct *work)
 
 	switch (req->op) {
 	case RG_SHADOW_SETUP:
-		ret = rg_shadow_root_setup();
+		ret = rg_shadow_root_setup(req->ss);
+		break;
+	case RG_SHADOW_OFF:
+		ret = rg_shadow_off(req->ss);
 		break;
 	case RG_SHADOW_MKDIR:
 		rg_shadow_do_mkdir(sh);
@@ -580,8 +915,10 @@ static void rg_shadow_work(struct work_struct *work)
 	case RG_SHADOW_WRITE:
 		/* Queued for a child whose mkdir is not done yet. */
 		wait_for_completion(&sh->made);
-		if (READ_ONCE(sh->err))
+		if (READ_ONCE(sh->err)) {
+			ret = READ_ONCE(sh->err);
 			break;
+		}
 		/* Removed from outside: made again first. */
 		mutex_lock(&rg_shadow_dir_mutex);
 		gone = READ_ONCE(sh->grp) && rg_shadow_gone(sh);
@@ -596,10 +933,11 @@ static void rg_shadow_work(struct work_struct *work)
 		 * under rg_shadow_dir_mutex: a memory.max write may reclaim
 		 * for long, and mkdirs do not wait for it.
 		 */
-		mutex_lock(&rg_shadow_knob_mutex);
+		mutex_lock(&sh->knob_mutex);
 		if (READ_ONCE(sh->grp))
-			ret = rg_shadow_do_write(sh, req->file, req->val);
-		mutex_unlock(&rg_shadow_knob_mutex);
+			ret = rg_shadow_do_write(sh, req->file, req->val,
+						 req->flags);
+		mutex_unlock(&sh->knob_mutex);
 		break;
 	case RG_SHADOW_RMDIR:
 		rg_shadow_do_rmdir(sh);
@@ -616,7 +954,8 @@ static void rg_shadow_work(struct work_struct *work)
  * the batch's wait returns its errno.
  */
 static void rg_shadow_queue(enum rg_shadow_op op, struct res_shadow *sh,
-			    const char *file, u64 val)
+			    int ss, const char *file, const char *val,
+			    unsigned int flags)
 {
 	struct rg_shadow_batch *b = NULL;
 	struct rg_shadow_req *req;
@@ -631,12 +970,15 @@ static void rg_shadow_queue(enum rg_shadow_op op, struct res_shadow *sh,
 	refcount_set(&req->ref, 1);
 	init_completion(&req->done);
 	req->op = op;
+	req->ss = ss;
+	req->flags = flags;
 	req->sh = sh;
 	if (sh)
 		rg_shadow_get(sh);
 	if (file)
 		strscpy(req->file, file, sizeof(req->file));
-	req->val = val;
+	if (val)
+		strscpy(req->val, val, sizeof(req->val));
 	if (b) {
 		refcount_inc(&req->ref);
 		list_add_tail(&req->node, &b->reqs);
@@ -708,101 +1050,235 @@ static int rg_shadow_on_cgroup2(const char *dir)
 	return ret;
 }
 
-/*
- * Make shadow_root at @path (again): memory for it in its parent (best
- * effort: a delegated parent, systemd's, has it already) and below it,
- * and the whole as its guarantee. Return: its css, with a reference.
- */
-static struct cgroup_subsys_state *rg_shadow_root_make(const char *path)
+/* @path's parent directory, allocated. */
+static char *rg_shadow_parent_of(const char *path)
 {
-	struct cgroup_subsys_state *css;
 	const char *slash = strrchr(path, '/');
-	char *parent;
-	int ret;
 
-	parent = slash == path ? kstrdup("/", GFP_KERNEL) :
-		 kstrndup(path, slash - path, GFP_KERNEL);
+	return slash == path ? kstrdup("/", GFP_KERNEL) :
+	       kstrndup(path, slash - path, GFP_KERNEL);
+}
+
+/*
+ * Enable the controllers of @mask below @path's parent (best effort: a
+ * delegated parent, systemd's, has them already) and below @path, and
+ * take @path's css of each into @css (those not in @mask untouched).
+ */
+static int rg_shadow_root_enable(const char *path, unsigned long mask,
+				 struct cgroup_subsys_state **css)
+{
+	char *parent = rg_shadow_parent_of(path);
+	int ss, ret = 0;
+
 	if (!parent)
-		return ERR_PTR(-ENOMEM);
-	rg_shadow_write_file(parent, "cgroup.subtree_control", "+memory");
+		return -ENOMEM;
+	rg_shadow_ss_write(parent, mask, '+');
 	kfree(parent);
-	ret = rg_shadow_mkdir_path(path);
-	if (ret < 0) {
-		pr_err("cannot make shadow_root %s: %d\n", path, ret);
-		return ERR_PTR(ret);
+	for_each_set_bit(ss, &mask, RG_SS_NR) {
+		css[ss] = rg_shadow_css_of(path, ss);
+		if (IS_ERR(css[ss])) {
+			ret = PTR_ERR(css[ss]);
+			css[ss] = NULL;
+			pr_err("shadow_root %s has no cgroup v2 %s controller (%d)\n",
+			       path, rg_ss_name[ss], ret);
+			goto fail;
+		}
 	}
-	css = rg_shadow_css_of(path);
-	if (IS_ERR(css)) {
-		pr_err("shadow_root %s has no cgroup v2 memory controller (%ld)\n",
-		       path, PTR_ERR(css));
-		return css;
-	}
-	ret = rg_shadow_write_file(path, "cgroup.subtree_control", "+memory");
+	ret = rg_shadow_ss_write(path, mask, '+');
 	/*
 	 * The root group's guarantee is the whole: memcg caps a child's
 	 * protection by its parent's (effective_protection()), so without
 	 * this no shadow's memory.low would protect anything. (The shadow
 	 * root's own ancestors must protect it too: docs.)
 	 */
-	if (!ret)
+	if (!ret && test_bit(RG_SS_MEMORY, &mask))
 		ret = rg_shadow_write_file(path, "memory.low", "max");
-	if (ret) {
-		pr_err("cannot enable memory below shadow_root %s: %d\n", path,
-		       ret);
-		css_put(css);
-		return ERR_PTR(ret);
+	if (!ret)
+		return 0;
+	pr_err("cannot enable controllers below shadow_root %s: %d\n", path,
+	       ret);
+fail:
+	for_each_set_bit(ss, &mask, RG_SS_NR) {
+		if (css[ss])
+			css_put(css[ss]);
+		css[ss] = NULL;
 	}
-	return css;
+	return ret;
 }
 
-/* shadow_root, made and set up once (the first enable). */
-static int rg_shadow_root_setup(void)
+/*
+ * Make shadow_root (again) with the controllers of rg_shadow_mask: its
+ * css's into @css, and its directory remembered for res_shadow_read().
+ * Caller holds rg_shadow_dir_mutex.
+ */
+static int rg_shadow_root_make(struct res_shadow *sh,
+			       struct cgroup_subsys_state **css)
 {
-	struct cgroup_subsys_state *css;
+	struct path p, old;
+	int ret;
+
+	memset(css, 0, sizeof(*css) * RG_SS_NR);
+	ret = rg_shadow_mkdir_path(sh->path);
+	if (ret < 0) {
+		pr_err("cannot make shadow_root %s: %d\n", sh->path, ret);
+		return ret;
+	}
+	ret = kern_path(sh->path, LOOKUP_DIRECTORY, &p);
+	if (ret)
+		return ret;
+	ret = rg_shadow_root_enable(sh->path, rg_shadow_mask, css);
+	if (ret) {
+		path_put(&p);
+		return ret;
+	}
+	spin_lock(&rg_shadow_path_lock);
+	old = rg_shadow_root_path;
+	rg_shadow_root_path = p;
+	spin_unlock(&rg_shadow_path_lock);
+	if (old.dentry)
+		path_put(&old);
+	return 0;
+}
+
+/*
+ * The shadows that exist get @ss too (a second controller enabled):
+ * parents first, each lets its children have it and takes its css.
+ * Caller holds rg_shadow_dir_mutex.
+ */
+static int rg_shadow_ss_add(enum rg_shadow_ss ss)
+{
+	struct cgroup_subsys_state *css[RG_SS_NR] = {};
+	struct res_shadow **shs;
+	int i, n, ret;
+
+	ret = rg_shadow_root_enable(rg_shadow_root->path, BIT(ss), css);
+	if (ret)
+		return ret;
+	/* Pairs with res_shadow_css(): whole when seen. */
+	smp_store_release(&rg_shadow_root->css[ss], css[ss]);
+	mutex_lock(&rg_mutex);
+	shs = rg_shadow_subtree(&rg_root, &n);
+	mutex_unlock(&rg_mutex);
+	if (!shs)
+		return -ENOMEM;
+	for (i = 1; i < n && !ret; i++) {
+		struct res_shadow *sh = shs[i];
+
+		if (!sh || READ_ONCE(sh->err) || !completion_done(&sh->made))
+			continue;
+		ret = rg_shadow_ss_write(sh->path, BIT(ss), '+');
+		if (!ret) {
+			css[ss] = rg_shadow_css_of(sh->path, ss);
+			ret = PTR_ERR_OR_ZERO(css[ss]);
+		}
+		if (ret)
+			pr_err("shadow %s: cannot enable %s: %d\n", sh->path,
+			       rg_ss_name[ss], ret);
+		else	/* Pairs with res_shadow_css(): whole when seen. */
+			smp_store_release(&sh->css[ss], css[ss]);
+	}
+	rg_shadow_subtree_put(shs, n);
+	return ret;
+}
+
+/* shadow_root made and set up (the first enable), or given @ss. */
+static int rg_shadow_root_setup(enum rg_shadow_ss ss)
+{
+	struct cgroup_subsys_state *css[RG_SS_NR];
 	struct res_shadow *sh;
-	const char *slash;
 	char *parent;
 	int ret;
 
-	if (rg_shadow_root)
-		return 0;
+	mutex_lock(&rg_shadow_dir_mutex);
+	if (rg_shadow_root) {
+		ret = 0;
+		if (!test_bit(ss, &rg_shadow_mask)) {
+			__set_bit(ss, &rg_shadow_mask);
+			ret = rg_shadow_ss_add(ss);
+		}
+		mutex_unlock(&rg_shadow_dir_mutex);
+		return ret;
+	}
+	mutex_unlock(&rg_shadow_dir_mutex);
 	if (shadow_root[0] != '/' || strlen(shadow_root) < 2) {
 		pr_err("shadow_root %s: not an absolute path\n", shadow_root);
 		return -EINVAL;
 	}
-	slash = strrchr(shadow_root, '/');
-	parent = slash == shadow_root ? kstrdup("/", GFP_KERNEL) :
-		 kstrndup(shadow_root, slash - shadow_root, GFP_KERNEL);
-	sh = kzalloc(struct_size(sh, path, strlen(shadow_root) + 1),
-		     GFP_KERNEL);
+	parent = rg_shadow_parent_of(shadow_root);
+	sh = rg_shadow_alloc(strlen(shadow_root));
 	ret = -ENOMEM;
 	if (!parent || !sh)
 		goto out;
 	strcpy(sh->path, shadow_root);
-	refcount_set(&sh->ref, 1);
-	init_completion(&sh->made);
 	complete_all(&sh->made);
 	sh->grp = &rg_root;
 	/* cgroup v2, before anything is made there (a v1 or hybrid boot). */
 	ret = rg_shadow_on_cgroup2(parent);
 	if (ret) {
-		pr_err("shadow_root %s has no cgroup v2 memory controller: %s is not on cgroup v2 (%d)\n",
-		       shadow_root, parent, ret);
+		pr_err("shadow_root %s has no cgroup v2 %s controller: %s is not on cgroup v2 (%d)\n",
+		       shadow_root, rg_ss_name[ss], parent, ret);
 		goto out;
 	}
 	mutex_lock(&rg_shadow_dir_mutex);
-	css = rg_shadow_root_make(shadow_root);
+	rg_shadow_mask = BIT(ss);
+	ret = rg_shadow_root_make(sh, css);
+	if (!ret) {
+		rg_shadow_set_css(sh, css);
+		rg_shadow_root = sh;
+		sh = NULL;
+	} else {
+		rg_shadow_mask = 0;
+	}
 	mutex_unlock(&rg_shadow_dir_mutex);
-	ret = PTR_ERR_OR_ZERO(css);
-	if (ret)
-		goto out;
-	sh->css = css;
-	rg_shadow_root = sh;
-	sh = NULL;
 out:
 	kfree(parent);
-	kfree(sh);
+	if (sh)
+		rg_shadow_put(sh);
 	return ret;
+}
+
+/*
+ * @ss's controller is disabled: the shadows stop carrying @ss. Its
+ * tasks point at no css of @ss any more (the controller unregistered).
+ * While other controllers keep the shadows, @ss's files are set back to
+ * their defaults and @ss is disabled below each, children first;
+ * shadow_root's parent keeps it. Best effort: failures are logged.
+ */
+static int rg_shadow_off(enum rg_shadow_ss ss)
+{
+	struct res_shadow **shs;
+	int i, n;
+
+	mutex_lock(&rg_shadow_dir_mutex);
+	if (!rg_shadow_root || !test_bit(ss, &rg_shadow_mask))
+		goto out;
+	__clear_bit(ss, &rg_shadow_mask);
+	mutex_lock(&rg_mutex);
+	shs = rg_shadow_subtree(&rg_root, &n);
+	mutex_unlock(&rg_mutex);
+	/* Readers of the tasks' pointers to them are done. */
+	synchronize_rcu();
+	for (i = n - 1; i >= 0; i--) {
+		struct res_shadow *sh = shs[i];
+
+		if (!sh || !completion_done(&sh->made))
+			continue;
+		if (rg_shadow_mask)
+			rg_shadow_reset_knobs(sh, ss);
+		/* Children first: each drops @ss for its children. */
+		if (rg_shadow_mask && !READ_ONCE(sh->err) &&
+		    rg_shadow_ss_write(sh->path, BIT(ss), '-'))
+			pr_warn("shadow %s: cannot disable %s\n", sh->path,
+				rg_ss_name[ss]);
+		if (sh->css[ss])
+			css_put(sh->css[ss]);
+		WRITE_ONCE(sh->css[ss], NULL);
+	}
+	if (shs)
+		rg_shadow_subtree_put(shs, n);
+out:
+	mutex_unlock(&rg_shadow_dir_mutex);
+	return 0;
 }
 
 /**
@@ -828,9 +1304,10 @@ int rg_shadow_group_create(struct res_group *grp)
 	len = root_len;
 	for (g = grp; g->parent; g = g->parent)
 		len += 1 + strlen(g->name);
-	sh = kzalloc(struct_size(sh, path, len + 1), GFP_KERNEL);
+	sh = rg_shadow_alloc(len);
 	if (!sh)
 		return -ENOMEM;
+	memcpy(sh->path, rg_shadow_root->path, root_len);
 	/* SHADOW_ROOT/a/b, written from its end. */
 	p = sh->path + len;
 	*p = '\0';
@@ -839,9 +1316,6 @@ int rg_shadow_group_create(struct res_group *grp)
 		memcpy(p, g->name, strlen(g->name));
 		*--p = '/';
 	}
-	memcpy(sh->path, rg_shadow_root->path, root_len);
-	refcount_set(&sh->ref, 1);
-	init_completion(&sh->made);
 	sh->parent = parent;
 	if (parent)
 		rg_shadow_get(parent);
@@ -849,7 +1323,7 @@ int rg_shadow_group_create(struct res_group *grp)
 		sh->err = -ENOENT;
 	WRITE_ONCE(sh->grp, grp);
 	grp->shadow = sh;
-	rg_shadow_queue(RG_SHADOW_MKDIR, sh, NULL, 0);
+	rg_shadow_queue(RG_SHADOW_MKDIR, sh, 0, NULL, NULL, 0);
 	return 0;
 }
 
@@ -869,35 +1343,43 @@ void rg_shadow_group_remove(struct res_group *grp)
 		return;
 	grp->shadow = NULL;
 	WRITE_ONCE(sh->grp, NULL);
-	rg_shadow_queue(RG_SHADOW_RMDIR, sh, NULL, 0);
+	rg_shadow_queue(RG_SHADOW_RMDIR, sh, 0, NULL, NULL, 0);
 	/* The group's reference: the request holds its own. */
 	rg_shadow_put(sh);
 }
 
 int res_shadow_enable(const char *subsys)
 {
+	int ss = rg_ss_find(subsys);
 	struct rg_shadow_batch b;
 	struct res_group *grp;
-	int ret;
+	int ret, err;
 
-	if (strcmp(subsys, "memory"))
-		return -EINVAL;
-	if (mem_cgroup_disabled()) {
+	if (ss < 0 || !rg_ss_subsys(ss))
+		return ss < 0 ? ss : -ENODEV;
+	if (ss == RG_SS_MEMORY && mem_cgroup_disabled()) {
 		pr_err("no memory cgroups in this kernel (cgroup_disable=memory?)\n");
 		return -ENODEV;
 	}
 	mutex_lock(&rg_shadow_enable_mutex);
+	if (rg_shadow_ss_users[ss]) {
+		/* One controller per cgroup controller. */
+		mutex_unlock(&rg_shadow_enable_mutex);
+		return -EBUSY;
+	}
 	/* In the worker too: init's credentials and namespaces. */
 	mutex_lock(&rg_mutex);
 	rg_shadow_batch_begin(&b);
-	rg_shadow_queue(RG_SHADOW_SETUP, NULL, NULL, 0);
+	rg_shadow_queue(RG_SHADOW_SETUP, NULL, ss, NULL, NULL, 0);
 	rg_shadow_batch_end(&b);
 	mutex_unlock(&rg_mutex);
 	ret = rg_shadow_batch_wait(&b, false);
+	rg_shadow_ss_users[ss]++;
 	if (ret)
-		goto out;
+		goto fail;
 	mutex_lock(&rg_mutex);
 	rg_shadow_batch_begin(&b);
+	rg_shadow_counted[ss] = true;
 	if (rg_shadow_users++ == 0) {
 		for (grp = rg_group_next(&rg_root); grp && !ret;
 		     grp = rg_group_next(grp))
@@ -906,39 +1388,52 @@ int res_shadow_enable(const char *subsys)
 	rg_shadow_batch_end(&b);
 	mutex_unlock(&rg_mutex);
 	/* Every shadow made? */
-	if (rg_shadow_batch_wait(&b, false) && !ret)
-		ret = -ENOENT;
+	err = rg_shadow_batch_wait(&b, false);
+	if (!ret)
+		ret = err;
 	mutex_lock(&rg_mutex);
 	for (grp = rg_group_next(&rg_root); grp && !ret;
 	     grp = rg_group_next(grp))
 		if (grp->shadow)
 			ret = READ_ONCE(grp->shadow->err);
 	mutex_unlock(&rg_mutex);
-	if (ret) {
-		pr_err("cannot make the groups' shadows: %d\n", ret);
+	if (!ret) {
 		mutex_unlock(&rg_shadow_enable_mutex);
-		res_shadow_disable(subsys);
-		return ret;
+		return 0;
 	}
-out:
+	pr_err("cannot make the groups' shadows for %s: %d\n", subsys, ret);
+fail:
 	mutex_unlock(&rg_shadow_enable_mutex);
+	res_shadow_disable(subsys);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(res_shadow_enable);
 
 void res_shadow_disable(const char *subsys)
 {
+	int ss = rg_ss_find(subsys);
 	struct rg_shadow_batch b;
 	struct res_group *grp;
 
+	if (ss < 0)
+		return;
 	mutex_lock(&rg_shadow_enable_mutex);
+	if (!rg_shadow_ss_users[ss]) {
+		mutex_unlock(&rg_shadow_enable_mutex);
+		return;
+	}
+	rg_shadow_ss_users[ss]--;
 	mutex_lock(&rg_mutex);
 	rg_shadow_batch_begin(&b);
-	if (rg_shadow_users && --rg_shadow_users == 0) {
+	/* First, while the shadows are all there (an ordered queue). */
+	rg_shadow_queue(RG_SHADOW_OFF, NULL, ss, NULL, NULL, 0);
+	/* A failed enable may not have counted itself yet. */
+	if (rg_shadow_counted[ss] && rg_shadow_users-- == 1) {
 		for (grp = rg_group_next_post(NULL); grp;
 		     grp = rg_group_next_post(grp))
 			rg_shadow_group_remove(grp);
 	}
+	rg_shadow_counted[ss] = false;
 	rg_shadow_batch_end(&b);
 	mutex_unlock(&rg_mutex);
 	/* And the writes a parameter write may still have queued. */
@@ -960,11 +1455,12 @@ struct cgroup_subsys_state *res_shadow_css(struct res_shares *s,
 					   const char *subsys)
 {
 	struct res_shadow *sh = rg_shadow_of(s);
+	int ss = rg_ss_find(subsys);
 
-	if (!sh || strcmp(subsys, "memory"))
+	if (!sh || ss < 0)
 		return NULL;
-	/* Pairs with rg_shadow_do_mkdir()'s release. */
-	return smp_load_acquire(&sh->css);
+	/* Pairs with rg_shadow_set_css()'s release. */
+	return smp_load_acquire(&sh->css[ss]);
 }
 EXPORT_SYMBOL_GPL(res_shadow_css);
 
@@ -982,14 +1478,86 @@ struct cgroup_subsys_state *res_shadow_css_get(struct res_shares *s,
 }
 EXPORT_SYMBOL_GPL(res_shadow_css_get);
 
-void res_shadow_write(struct res_shares *s, const char *file, u64 val)
+void res_shadow_write_str(struct res_shares *s, const char *file,
+			  const char *val, unsigned int flags)
 {
 	struct res_shadow *sh = rg_shadow_of(s);
 
+	if (WARN_ON_ONCE(rg_shadow_file_find(file) < 0 ||
+			 strlen(val) >= RG_SHADOW_VAL_MAX))
+		return;
 	if (sh && sh != rg_shadow_root)
-		rg_shadow_queue(RG_SHADOW_WRITE, sh, file, val);
+		rg_shadow_queue(RG_SHADOW_WRITE, sh, 0, file, val, flags);
+}
+EXPORT_SYMBOL_GPL(res_shadow_write_str);
+
+void res_shadow_write(struct res_shares *s, const char *file, u64 val)
+{
+	char buf[24];
+
+	if (val == RES_SHADOW_MAX)
+		strscpy(buf, "max", sizeof(buf));
+	else
+		snprintf(buf, sizeof(buf), "%llu", val);
+	res_shadow_write_str(s, file, buf, 0);
 }
 EXPORT_SYMBOL_GPL(res_shadow_write);
+
+ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
+			size_t size)
+{
+	struct res_shadow *sh = rg_shadow_of(s);
+	struct path root = {};
+	struct file *f;
+	const char *rel;
+	char *name = NULL;
+	loff_t pos = 0;
+	ssize_t n = 0, ret;
+
+	if (!size)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (!sh || READ_ONCE(sh->err) || !rg_shadow_root)
+		return -ENOENT;
+	if (sh == rg_shadow_root) {
+		rel = file;
+	} else {
+		/* SHADOW_ROOT/a/b: "a/b/FILE" below shadow_root. */
+		name = kasprintf(GFP_KERNEL, "%s/%s",
+				 sh->path + strlen(rg_shadow_root->path) + 1,
+				 file);
+		if (!name)
+			return -ENOMEM;
+		rel = name;
+	}
+	spin_lock(&rg_shadow_path_lock);
+	root = rg_shadow_root_path;
+	if (root.dentry)
+		path_get(&root);
+	spin_unlock(&rg_shadow_path_lock);
+	ret = -ENOENT;
+	if (!root.dentry)
+		goto out;
+	f = file_open_root(&root, rel, O_RDONLY, 0);
+	path_put(&root);
+	ret = PTR_ERR_OR_ZERO(f);
+	if (ret)
+		goto out;
+	while (n < size - 1) {
+		ret = kernel_read(f, buf + n, size - 1 - n, &pos);
+		if (ret <= 0)
+			break;
+		n += ret;
+	}
+	fput(f);
+	buf[n] = '\0';
+	if (ret >= 0)
+		ret = n;
+out:
+	kfree(name);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(res_shadow_read);
 
 void res_shadow_sync(void)
 {
@@ -1022,10 +1590,16 @@ int rg_shadow_init(void)
 /* Unload: no controller is left, nor a shadow but shadow_root's. */
 void rg_shadow_exit(void)
 {
+	int ss;
+
 	destroy_workqueue(rg_shadow_write_wq);
 	destroy_workqueue(rg_shadow_wq);
+	if (rg_shadow_root_path.dentry)
+		path_put(&rg_shadow_root_path);
 	if (rg_shadow_root) {
-		css_put(rg_shadow_root->css);
+		for (ss = 0; ss < RG_SS_NR; ss++)
+			if (rg_shadow_root->css[ss])
+				css_put(rg_shadow_root->css[ss]);
 		rg_shadow_put(rg_shadow_root);
 		rg_shadow_root = NULL;
 	}
