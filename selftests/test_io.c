@@ -24,8 +24,13 @@
  * ceiling of 1 MiB/s and 50 reads a second; reads are 16 KiB (64 a
  * second at the ceiling) or 4 KiB for I/Os.
  *
- * Quick tier (RG_TIER=quick): windows of 1.5 s instead of 5 (ceilings),
- * 2 s instead of 4 (weights), 2 MiB written instead of 4.
+ * Rates are taken between the ends of two I/Os (no I/O counted in
+ * part), after a warm-up.
+ *
+ * Quick tier (RG_TIER=quick): windows of 0.7 s instead of 5 (ceilings)
+ * or 2 (nested, precedence), 1 s instead of 4 (weights; cgroup's iocost
+ * ratio and the BFQ test left to the full tier), 1 MiB written instead
+ * of 4.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,6 +76,7 @@
 struct ctr {
 	long bytes;
 	long ios;
+	long ns;	/* when the last I/O counted ended (CLOCK_MONOTONIC) */
 	long usec;	/* a writer's time, write to fsync's end */
 	int stop;
 	int ready;
@@ -199,6 +205,8 @@ static pid_t reader(struct ctr *c, const char *dev, const char *cgroup,
 			pos = (pos + bs) % (16 * MIB);
 			__atomic_add_fetch(&c->bytes, bs, __ATOMIC_RELEASE);
 			__atomic_add_fetch(&c->ios, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->ns, (long)(now() * 1e9),
+					 __ATOMIC_RELEASE);
 		}
 		_exit(0);
 	}
@@ -229,19 +237,32 @@ static int stop(struct ctr *c, pid_t pid)
 	return -1;
 }
 
-/* After @warm s, @c's bytes (or I/Os) a second over @window s. */
+/* @c's bytes (or I/Os) and when the last of them ended, in s. */
+static double sample(struct ctr *c, int ios, long *n)
+{
+	long t;
+
+	do {
+		t = ld(&c->ns);
+		*n = ios ? ld(&c->ios) : ld(&c->bytes);
+	} while (t != ld(&c->ns));
+	return t / 1e9;
+}
+
+/*
+ * After @warm s, @c's bytes (or I/Os) a second over about @window s:
+ * between the ends of two I/Os, so that no part of one is counted.
+ */
 static double rate(struct ctr *c, int ios, double warm, double window)
 {
 	long n0, n1;
 	double t0, t1;
 
 	usleep(warm * 1e6);
-	n0 = ios ? ld(&c->ios) : ld(&c->bytes);
-	t0 = now();
+	t0 = sample(c, ios, &n0);
 	usleep(window * 1e6);
-	n1 = ios ? ld(&c->ios) : ld(&c->bytes);
-	t1 = now();
-	return (n1 - n0) / (t1 - t0);
+	t1 = sample(c, ios, &n1);
+	return t1 > t0 ? (n1 - n0) / (t1 - t0) : 0;
 }
 
 /* Write res=io,KEY=VAL to group's shares; 0 or -errno. */
@@ -523,7 +544,7 @@ TEST_F(io, knobs_follow_shares_and_devices)
 static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 			 int ios)
 {
-	double window = rg_scaled(5, 1.5), ours, theirs, want;
+	double window = rg_scaled(5, 0.7), ours, theirs, want;
 	int bs = ios ? 4096 : 16384;
 	char buf[128];
 
@@ -531,7 +552,7 @@ static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 	ASSERT_EQ(0, ios ? only("riops", CAP_IOPS) : only("rbps", CAP_BPS));
 	pid[0] = reader(&ctrs[0], NB, NULL, "g", bs, 0);
 	ASSERT_LT(0, pid[0]);
-	ours = rate(&ctrs[0], ios, 0.3, window);
+	ours = rate(&ctrs[0], ios, 0.2, window);
 	EXPECT_EQ(0, stop(&ctrs[0], pid[0]));
 	pid[0] = 0;
 	EXPECT_TRUE(near(ios ? "group's reads/s" : "group's bytes/s", ours,
@@ -543,7 +564,7 @@ static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 	ASSERT_EQ(0, rg_write(CGA "/io.max", buf));
 	pid[0] = reader(&ctrs[0], NB, CGA, NULL, bs, 0);
 	ASSERT_LT(0, pid[0]);
-	theirs = rate(&ctrs[0], ios, 0.3, window);
+	theirs = rate(&ctrs[0], ios, 0.2, window);
 	EXPECT_EQ(0, stop(&ctrs[0], pid[0]));
 	pid[0] = 0;
 	EXPECT_TRUE(near(ios ? "cgroup's reads/s" : "cgroup's bytes/s",
@@ -567,21 +588,22 @@ TEST_F_TIMEOUT(io, read_iops_ceiling_as_cgroups, 60)
  */
 TEST_F_TIMEOUT(io, nested_ceilings_the_tighter_holds, 60)
 {
-	double window = rg_scaled(2, 1), a, b;
+	double window = rg_scaled(2, 0.7), a, t[4];
+	long n[4];
 
 	ASSERT_EQ(0, only("rbps", CAP_BPS));
 	ASSERT_EQ(0, rg_mkdir("g/c"));
 	ASSERT_EQ(0, rg_mkdir("g/d"));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	a = rate(&ctrs[0], 0, 0.3, window);
+	a = rate(&ctrs[0], 0, 0.2, window);
 	EXPECT_TRUE(near("g/c under g's ceiling", a, G_BPS, 5));
 	/* (a fresh reader each time: none waits under the old ceiling) */
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	ASSERT_EQ(0, shares_set("g/c", "max_shares", 50));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	EXPECT_TRUE(near("g/c's own ceiling", rate(&ctrs[0], 0, 0.3, window),
+	EXPECT_TRUE(near("g/c's own ceiling", rate(&ctrs[0], 0, 0.2, window),
 			 G_BPS / 2, 5));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	ASSERT_EQ(0, shares_set("g/c", "max_shares", 100));
@@ -589,11 +611,13 @@ TEST_F_TIMEOUT(io, nested_ceilings_the_tighter_holds, 60)
 	ASSERT_LT(0, self->pid[0]);
 	self->pid[1] = reader(&ctrs[1], NB, NULL, "g/d", 16384, 16 * MIB);
 	ASSERT_LT(0, self->pid[1]);
-	usleep(300000);
-	a = ld(&ctrs[0].bytes) + ld(&ctrs[1].bytes);
-	b = now();
+	usleep(500000);
+	t[0] = sample(&ctrs[0], 0, &n[0]);
+	t[1] = sample(&ctrs[1], 0, &n[1]);
 	usleep(window * 1e6);
-	a = (ld(&ctrs[0].bytes) + ld(&ctrs[1].bytes) - a) / (now() - b);
+	t[2] = sample(&ctrs[0], 0, &n[2]);
+	t[3] = sample(&ctrs[1], 0, &n[3]);
+	a = (n[2] - n[0]) / (t[2] - t[0]) + (n[3] - n[1]) / (t[3] - t[1]);
 	EXPECT_TRUE(near("g/c and g/d together", a, G_BPS, 5));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	EXPECT_EQ(0, stop(&ctrs[1], self->pid[1]));
@@ -608,7 +632,7 @@ TEST_F_TIMEOUT(io, nested_ceilings_the_tighter_holds, 60)
  */
 TEST_F_TIMEOUT(io, precedence_over_io_cgroups, 60)
 {
-	double window = rg_scaled(2, 1);
+	double window = rg_scaled(2, 0.7);
 	char buf[128];
 
 	ASSERT_EQ(0, only("rbps", CAP_BPS));
@@ -617,13 +641,14 @@ TEST_F_TIMEOUT(io, precedence_over_io_cgroups, 60)
 	ASSERT_EQ(0, rg_write(CGA "/io.max", buf));
 	self->pid[0] = reader(&ctrs[0], NB, CGA, "g", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	EXPECT_TRUE(near("in the cgroup and g", rate(&ctrs[0], 0, 0.3, window),
+	EXPECT_TRUE(near("in the cgroup and g", rate(&ctrs[0], 0, 0.2, window),
 			 G_BPS, 5));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
-	self->pid[0] = reader(&ctrs[0], NB, CGA, NULL, 16384, 0);
+	/* (4 KiB reads: 64 a second, as the others' 16 KiB at 1 MiB/s) */
+	self->pid[0] = reader(&ctrs[0], NB, CGA, NULL, 4096, 0);
 	ASSERT_LT(0, self->pid[0]);
 	EXPECT_TRUE(near("in the cgroup, the root group",
-			 rate(&ctrs[0], 0, 0.3, window), G_BPS / 4, 5));
+			 rate(&ctrs[0], 0, 0.2, window), G_BPS / 4, 5));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	self->pid[0] = 0;
 }
@@ -644,7 +669,7 @@ static int queue_set(const char *dev, const char *file, const char *val)
 static double share_ratio(struct __test_metadata *_metadata, pid_t *pid,
 			  const char *a, const char *b, int groups, int n)
 {
-	double window = rg_scaled(4, 2);
+	double window = rg_scaled(4, 1);
 	long a0 = 0, b0 = 0, a1 = 0, b1 = 0;
 	int i;
 
@@ -656,7 +681,7 @@ static double share_ratio(struct __test_metadata *_metadata, pid_t *pid,
 		if (pid[i] <= 0)
 			return -1;
 	}
-	usleep(500000);
+	usleep(rg_scaled(500000, 300000));
 	for (i = 0; i < 2 * n; i++)
 		*(i % 2 ? &b0 : &a0) += ld(&ctrs[i].bytes);
 	usleep(window * 1e6);
@@ -714,13 +739,16 @@ TEST_F_TIMEOUT(io, guarantee_3_to_1_on_iocost, 60)
 	ASSERT_EQ(0, rg_write(CGROOT "/io.cost.qos", buf));
 	guarantees_3_to_1(_metadata);
 	ours = share_ratio(_metadata, self->pid, "a", "b", 1, 1);
+	EXPECT_LE(2.5, ours);
+	EXPECT_GE(3.5, ours);
+	/* (cgroup's, for comparison: the full tier) */
+	if (rg_quick())
+		return;
 	ASSERT_EQ(0, rg_write(CGA "/io.weight", "default 300"));
 	ASSERT_EQ(0, rg_write(CGB "/io.weight", "default 100"));
 	theirs = share_ratio(_metadata, self->pid, CGA, CGB, 0, 1);
 	fprintf(stderr, "# iocost: groups' ratio %.3f, cgroups' %.3f\n", ours,
 		theirs);
-	EXPECT_LE(2.5, ours);
-	EXPECT_GE(3.5, ours);
 }
 
 /*
@@ -734,6 +762,8 @@ TEST_F_TIMEOUT(io, guarantee_on_bfq_beside_cgroups, 60)
 	char dev2[32];
 	double ours, theirs;
 
+	if (rg_quick())
+		SKIP(return, RG_FULL_TIER_ONLY);
 	ASSERT_EQ(0, nullb_make(NB2, 8, dev2, sizeof(dev2)));
 	if (queue_set(NB2, "scheduler", "bfq"))
 		SKIP(return, "no BFQ (CONFIG_IOSCHED_BFQ)");
@@ -799,7 +829,7 @@ static int wait_exit(pid_t pid)
  */
 TEST_F_TIMEOUT(io, buffered_writes_held_with_the_memory_controller, 60)
 {
-	long len = rg_scaled(4, 2) * MIB;
+	long len = rg_scaled(4, 1) * MIB;
 	double want = (double)len / G_BPS, took;
 
 	ASSERT_EQ(0, only("wbps", CAP_BPS));
@@ -821,7 +851,7 @@ TEST_F_TIMEOUT(io, buffered_writes_held_with_the_memory_controller, 60)
  */
 TEST_F_TIMEOUT(io, buffered_writes_not_held_without_the_memory_controller, 60)
 {
-	long len = rg_scaled(4, 2) * MIB;
+	long len = rg_scaled(4, 1) * MIB;
 	double want = (double)len / G_BPS, took;
 
 	ASSERT_EQ(0, only("wbps", CAP_BPS));
@@ -920,8 +950,6 @@ TEST_F(io, bad_devices_refused_whole)
 		EXPECT_EQ(-EINVAL, n);
 	}
 	/* A device that does not exist, even beside one that does. */
-	snprintf(val, sizeof(val), "%s rbps=1", absent);
-	EXPECT_EQ(-ENODEV, rg_write(DEVICES, val));
 	snprintf(val, sizeof(val), "%s rbps=1;%s wbps=1", dev2, absent);
 	EXPECT_EQ(-ENODEV, rg_write(DEVICES, val));
 	/* More than 16 devices. */
