@@ -572,12 +572,12 @@ static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 	EXPECT_TRUE(near("group's vs cgroup's", ours, theirs, 2));
 }
 
-TEST_F_TIMEOUT(io, read_bps_ceiling_as_cgroups, 60)
+TEST_F(io, read_bps_ceiling_as_cgroups)
 {
 	ceiling_pair(_metadata, self->pid, 0);
 }
 
-TEST_F_TIMEOUT(io, read_iops_ceiling_as_cgroups, 60)
+TEST_F(io, read_iops_ceiling_as_cgroups)
 {
 	ceiling_pair(_metadata, self->pid, 1);
 }
@@ -586,7 +586,7 @@ TEST_F_TIMEOUT(io, read_iops_ceiling_as_cgroups, 60)
  * Nested: g/c without a ceiling of its own is held to g's; with one
  * (half of g's) to its own; two readers in g's children share g's.
  */
-TEST_F_TIMEOUT(io, nested_ceilings_the_tighter_holds, 60)
+TEST_F(io, nested_ceilings_the_tighter_holds)
 {
 	double window = rg_scaled(2, 0.7), a, t[4];
 	long n[4];
@@ -630,7 +630,7 @@ TEST_F_TIMEOUT(io, nested_ceilings_the_tighter_holds, 60)
  * in g gets g's ceiling; a root-group reader of that cgroup keeps the
  * cgroup's.
  */
-TEST_F_TIMEOUT(io, precedence_over_io_cgroups, 60)
+TEST_F(io, precedence_over_io_cgroups)
 {
 	double window = rg_scaled(2, 0.7);
 	char buf[128];
@@ -721,7 +721,7 @@ static void guarantees_3_to_1(struct __test_metadata *_metadata)
  * bottleneck share it 3:1 +- 0.5, as cgroups with io.weight 300 and 100
  * do (measured too, in the same boot).
  */
-TEST_F_TIMEOUT(io, guarantee_3_to_1_on_iocost, 60)
+TEST_F(io, guarantee_3_to_1_on_iocost)
 {
 	char dev2[32], buf[256];
 	double ours, theirs;
@@ -757,7 +757,7 @@ TEST_F_TIMEOUT(io, guarantee_3_to_1_on_iocost, 60)
  * logged only: in the test guest (TCG) BFQ gives cgroups themselves
  * anything from 1.1 to 4.2 for 3 (docs, "The io controller").
  */
-TEST_F_TIMEOUT(io, guarantee_on_bfq_beside_cgroups, 60)
+TEST_F(io, guarantee_on_bfq_beside_cgroups)
 {
 	char dev2[32];
 	double ours, theirs;
@@ -827,7 +827,7 @@ static int wait_exit(pid_t pid)
  * loaded (writeback in g's shadow memcg, whose io css is g's shadow):
  * the time the ceiling gives (less one throttle slice's burst).
  */
-TEST_F_TIMEOUT(io, buffered_writes_held_with_the_memory_controller, 60)
+TEST_F(io, buffered_writes_held_with_the_memory_controller)
 {
 	long len = rg_scaled(4, 1) * MIB;
 	double want = (double)len / G_BPS, took;
@@ -849,7 +849,7 @@ TEST_F_TIMEOUT(io, buffered_writes_held_with_the_memory_controller, 60)
  * not held by the group's wbps ceiling (documented); O_DIRECT writes
  * would be.
  */
-TEST_F_TIMEOUT(io, buffered_writes_not_held_without_the_memory_controller, 60)
+TEST_F(io, buffered_writes_not_held_without_the_memory_controller)
 {
 	long len = rg_scaled(4, 1) * MIB;
 	double want = (double)len / G_BPS, took;
@@ -870,7 +870,7 @@ TEST_F_TIMEOUT(io, buffered_writes_not_held_without_the_memory_controller, 60)
  * checks the kernel log for splats and leaks); after the unload they
  * read unthrottled.
  */
-TEST_F_TIMEOUT(io, moves_rmdir_and_unload_during_io, 60)
+TEST_F(io, moves_rmdir_and_unload_during_io)
 {
 	int i;
 
