@@ -2,8 +2,9 @@
 /*
  * rgctl stats: one table per controller, one row per group (per group and
  * device for io), a column per key of the controller's stats lines
- * (res=NAME,KEY=VALUE,...), so a new controller needs nothing here. With -w the tables are redrawn every
- * SECONDS and counters show their change since the last draw.
+ * (res=NAME,KEY=VALUE,...), so a new controller needs nothing here. With
+ * -w the tables are redrawn every SECONDS and counters show their change
+ * since the last draw.
  */
 #include <errno.h>
 #include <getopt.h>
