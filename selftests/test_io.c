@@ -865,10 +865,10 @@ TEST_F(io, buffered_writes_not_held_without_the_memory_controller)
 }
 
 /*
- * Moves, rmdir and unload while readers run at g's ceiling: each reader
- * ends by itself when told (no bio stuck), none fails (the runner
- * checks the kernel log for splats and leaks); after the unload they
- * read unthrottled.
+ * Moves, rmdir and unload while readers run under g's ceiling (held
+ * there): each reader ends by itself when told (no bio stuck), none
+ * fails (the runner checks the kernel log for splats and leaks); after
+ * the unload they read unthrottled.
  */
 TEST_F(io, moves_rmdir_and_unload_during_io)
 {
@@ -882,7 +882,8 @@ TEST_F(io, moves_rmdir_and_unload_during_io)
 				      16384, i * 16 * MIB);
 		ASSERT_LT(0, self->pid[i]);
 	}
-	usleep(300000);
+	/* g's ceiling holds g and g/c's two (16 KiB reads: 64 a second) */
+	EXPECT_GT(G_BPS * 1.2, rate(&ctrs[2], 0, 0.2, 0.3));
 	ASSERT_EQ(0, rg_move("", self->pid[1]));
 	ASSERT_EQ(0, rg_move("h", self->pid[1]));
 	ASSERT_EQ(0, rg_move("g/c", self->pid[0]));
