@@ -11,7 +11,10 @@
  * writes on rg_shadow_write_wq, both ordered, in a kworker (init's
  * credentials, mount and cgroup namespaces): a child's mkdir follows its
  * parent's, a write waits for its shadow's first mkdir (@made), and a
- * memory.max write that reclaims for long delays no mkdir. Nothing here
+ * memory.max write that reclaims for long delays no mkdir (but the
+ * writes queued after it: docs). The value is taken when a write is
+ * queued (the knob's @val, in the callers' order) and the worker writes
+ * the knob's latest. Nothing here
  * sleeps on the VFS or cgroup under the framework's locks: cgroup's
  * subtree_control writes wait for every fork in progress
  * (cgroup_threadgroup_rwsem), and forks may wait for rg_fork_sem.
@@ -112,13 +115,14 @@ static const char * const rg_ss_name[RG_SS_NR] = { "memory", "io" };
 /**
  * struct rg_shadow_knob - one file of a shadow (or one key of it), as the
  *	workers know it
- * @node: in its shadow's @knobs
- * @flags: RES_SHADOW_KEYED, RES_SHADOW_OPTIONAL, as last asked
- * @ok: the last write of it succeeded (the file holds @has)
+ * @node: in its shadow's @knobs (added under @knob_lock, removed under
+ *	it and @knob_mutex)
+ * @flags: RES_SHADOW_KEYED, RES_SHADOW_OPTIONAL, as last asked (@knob_lock)
+ * @ok: the last write of it succeeded: the file holds @has (@knob_mutex)
  * @file: its file
  * @key: the first word of its values if keyed, else ""
- * @val: the value last asked for
- * @has: what the file holds, if @ok
+ * @val: the value last asked for (@knob_lock)
+ * @has: what the file holds, if @ok (@knob_mutex)
  */
 struct rg_shadow_knob {
 	struct list_head node;
@@ -140,7 +144,8 @@ struct rg_shadow_knob {
  * @ref: the group's reference and one per request and child shadow
  * @made: completed once the first mkdir was tried
  * @err: the mkdir's errno, 0 once made
- * @knob_mutex: protects @knobs, held across their writes
+ * @knob_mutex: held across the writes of @knobs: protects what they hold
+ * @knob_lock: protects what @knobs are asked for, and adding to the list
  * @knobs: its files' values (struct rg_shadow_knob)
  * @path: the directory
  */
@@ -152,6 +157,7 @@ struct res_shadow {
 	struct completion made;
 	int err;
 	struct mutex knob_mutex;	/* see above */
+	spinlock_t knob_lock;		/* see above */
 	struct list_head knobs;
 	char path[];
 };
@@ -173,10 +179,9 @@ enum rg_shadow_op {
  * @err: its result, for its waiter only
  * @op: what to do
  * @ss: the controller to set up or turn off (RG_SHADOW_SETUP, _OFF)
- * @flags: the write's RES_SHADOW_* flags
  * @sh: the shadow (a reference), NULL for RG_SHADOW_SETUP and _OFF
  * @file: the file to write
- * @val: the value to write
+ * @key: the key within it (RES_SHADOW_KEYED), else ""
  */
 struct rg_shadow_req {
 	struct work_struct work;
@@ -186,10 +191,9 @@ struct rg_shadow_req {
 	int err;
 	enum rg_shadow_op op;
 	enum rg_shadow_ss ss;
-	unsigned int flags;
 	struct res_shadow *sh;
 	char file[RG_SHADOW_NAME_MAX];
-	char val[RG_SHADOW_VAL_MAX];
+	char key[RG_SHADOW_NAME_MAX];
 };
 
 static struct workqueue_struct *rg_shadow_wq;
@@ -384,6 +388,7 @@ static struct res_shadow *rg_shadow_alloc(size_t len)
 	refcount_set(&sh->ref, 1);
 	init_completion(&sh->made);
 	mutex_init(&sh->knob_mutex);
+	spin_lock_init(&sh->knob_lock);
 	INIT_LIST_HEAD(&sh->knobs);
 	return sh;
 }
@@ -631,68 +636,126 @@ static void rg_shadow_do_rmdir(struct res_shadow *sh)
 	mutex_unlock(&rg_shadow_dir_mutex);
 }
 
-/* Write @k's value; caller holds @sh's knob_mutex. */
+/*
+ * Write @k's value as last asked for, unless the file holds it already.
+ * The workers know what each file holds: it is what the last write that
+ * succeeded wrote; after a failure, the file is written again whatever it
+ * is asked for. Caller holds @sh's knob_mutex.
+ */
 static int rg_shadow_knob_put(struct res_shadow *sh, struct rg_shadow_knob *k)
 {
+	char val[RG_SHADOW_VAL_MAX];
+	unsigned int flags;
 	int ret;
 
-	if (k->ok && !strcmp(k->has, k->val))
+	spin_lock(&sh->knob_lock);
+	strscpy(val, k->val, sizeof(val));
+	flags = k->flags;
+	spin_unlock(&sh->knob_lock);
+	if (k->ok && !strcmp(k->has, val))
 		return 0;
 	k->ok = false;
-	ret = rg_shadow_write_file(sh->path, k->file, k->val);
+	ret = rg_shadow_write_file(sh->path, k->file, val);
 	if (!ret) {
-		strscpy(k->has, k->val, sizeof(k->has));
+		strscpy(k->has, val, sizeof(k->has));
 		k->ok = true;
 		return 0;
 	}
-	pr_warn("%s/%s: writing \"%s\" failed: %d\n", sh->path, k->file,
-		k->val, ret);
-	return k->flags & RES_SHADOW_OPTIONAL ? 0 : ret;
+	pr_warn("%s/%s: writing \"%s\" failed: %d\n", sh->path, k->file, val,
+		ret);
+	return flags & RES_SHADOW_OPTIONAL ? 0 : ret;
+}
+
+static struct rg_shadow_knob *rg_shadow_knob_find(struct res_shadow *sh,
+						  const char *file,
+						  const char *key)
+{
+	struct rg_shadow_knob *k;
+
+	lockdep_assert_held(&sh->knob_lock);
+	list_for_each_entry(k, &sh->knobs, node)
+		if (!strcmp(k->file, file) && !strcmp(k->key, key))
+			return k;
+	return NULL;
+}
+
+/* The first word of @val, for a keyed knob; "" if not. */
+static int rg_shadow_key(char *key, const char *val, unsigned int flags)
+{
+	size_t len = strcspn(val, " ");
+
+	key[0] = '\0';
+	if (!(flags & RES_SHADOW_KEYED))
+		return 0;
+	if (len >= RG_SHADOW_NAME_MAX)
+		return -EINVAL;
+	memcpy(key, val, len);
+	key[len] = '\0';
+	return 0;
 }
 
 /*
- * Write a knob, unless the file holds the value already. The workers
- * know what each file holds: it is what the last write that succeeded
- * wrote; after a failure, the file is written again whatever it is
- * asked for. Caller holds @sh's knob_mutex.
+ * Ask @sh's @file (its @key) for @val: a worker writes what was last asked
+ * for, so that writes of one knob need no order among them.
  */
-static int rg_shadow_do_write(struct res_shadow *sh, const char *file,
-			      const char *val, unsigned int flags)
+static void rg_shadow_ask(struct res_shadow *sh, const char *file,
+			  const char *key, const char *val, unsigned int flags)
 {
-	struct rg_shadow_knob *k;
-	char key[RG_SHADOW_NAME_MAX] = "";
+	struct rg_shadow_knob *k, *new;
 
-	if (flags & RES_SHADOW_KEYED) {
-		size_t len = strcspn(val, " ");
-
-		if (len >= sizeof(key))
-			return -EINVAL;
-		memcpy(key, val, len);
-		key[len] = '\0';
+	new = kzalloc(sizeof(*new), GFP_KERNEL | __GFP_NOFAIL);
+	strscpy(new->file, file, sizeof(new->file));
+	strscpy(new->key, key, sizeof(new->key));
+	spin_lock(&sh->knob_lock);
+	k = rg_shadow_knob_find(sh, file, key);
+	if (!k) {
+		k = new;
+		new = NULL;
+		list_add_tail(&k->node, &sh->knobs);
 	}
-	list_for_each_entry(k, &sh->knobs, node)
-		if (!strcmp(k->file, file) && !strcmp(k->key, key))
-			goto found;
-	k = kzalloc(sizeof(*k), GFP_KERNEL);
-	if (!k)
-		return -ENOMEM;
-	strscpy(k->file, file, sizeof(k->file));
-	strscpy(k->key, key, sizeof(k->key));
-	list_add_tail(&k->node, &sh->knobs);
-found:
 	k->flags = flags;
 	strscpy(k->val, val, sizeof(k->val));
-	return rg_shadow_knob_put(sh, k);
+	spin_unlock(&sh->knob_lock);
+	kfree(new);
+}
+
+/* A worker's write of @sh's @file (@key): caller holds knob_mutex. */
+static int rg_shadow_do_write(struct res_shadow *sh, const char *file,
+			      const char *key)
+{
+	struct rg_shadow_knob *k;
+
+	spin_lock(&sh->knob_lock);
+	k = rg_shadow_knob_find(sh, file, key);
+	spin_unlock(&sh->knob_lock);
+	/* Set back and forgotten (its controller disabled): done. */
+	return k ? rg_shadow_knob_put(sh, k) : 0;
+}
+
+/*
+ * The knob after @k (the first for NULL) of @sh, or NULL. Caller holds
+ * knob_mutex: no knob is removed meanwhile.
+ */
+static struct rg_shadow_knob *rg_shadow_knob_next(struct res_shadow *sh,
+						  struct rg_shadow_knob *k)
+{
+	struct list_head *next;
+
+	spin_lock(&sh->knob_lock);
+	next = k ? k->node.next : sh->knobs.next;
+	spin_unlock(&sh->knob_lock);
+	return next == &sh->knobs ? NULL :
+	       list_entry(next, struct rg_shadow_knob, node);
 }
 
 /* Write every knob of @sh again (a directory made again). */
 static int rg_shadow_rewrite(struct res_shadow *sh)
 {
-	struct rg_shadow_knob *k;
+	struct rg_shadow_knob *k = NULL;
 	int ret = 0, err;
 
 	mutex_lock(&sh->knob_mutex);
-	list_for_each_entry(k, &sh->knobs, node) {
+	while ((k = rg_shadow_knob_next(sh, k))) {
 		k->ok = false;
 		err = rg_shadow_knob_put(sh, k);
 		if (err && !ret)
@@ -708,14 +771,16 @@ static int rg_shadow_rewrite(struct res_shadow *sh)
  */
 static void rg_shadow_reset_knobs(struct res_shadow *sh, enum rg_shadow_ss ss)
 {
-	struct rg_shadow_knob *k, *n;
+	struct rg_shadow_knob *k, *n = NULL;
 	int i;
 
 	mutex_lock(&sh->knob_mutex);
-	list_for_each_entry_safe(k, n, &sh->knobs, node) {
+	for (k = rg_shadow_knob_next(sh, NULL); k; k = n) {
+		n = rg_shadow_knob_next(sh, k);
 		i = rg_shadow_file_find(k->file);
 		if (i < 0 || rg_shadow_files[i].ss != ss)
 			continue;
+		spin_lock(&sh->knob_lock);
 		if (k->key[0])
 			snprintf(k->val, sizeof(k->val), "%s %s", k->key,
 				 rg_shadow_files[i].dflt);
@@ -723,8 +788,11 @@ static void rg_shadow_reset_knobs(struct res_shadow *sh, enum rg_shadow_ss ss)
 			strscpy(k->val, rg_shadow_files[i].dflt,
 				sizeof(k->val));
 		k->flags |= RES_SHADOW_OPTIONAL;
+		spin_unlock(&sh->knob_lock);
 		rg_shadow_knob_put(sh, k);
+		spin_lock(&sh->knob_lock);
 		list_del(&k->node);
+		spin_unlock(&sh->knob_lock);
 		kfree(k);
 	}
 	mutex_unlock(&sh->knob_mutex);
@@ -935,8 +1003,7 @@ static void rg_shadow_work(struct work_struct *work)
 		 */
 		mutex_lock(&sh->knob_mutex);
 		if (READ_ONCE(sh->grp))
-			ret = rg_shadow_do_write(sh, req->file, req->val,
-						 req->flags);
+			ret = rg_shadow_do_write(sh, req->file, req->key);
 		mutex_unlock(&sh->knob_mutex);
 		break;
 	case RG_SHADOW_RMDIR:
@@ -954,8 +1021,7 @@ static void rg_shadow_work(struct work_struct *work)
  * the batch's wait returns its errno.
  */
 static void rg_shadow_queue(enum rg_shadow_op op, struct res_shadow *sh,
-			    int ss, const char *file, const char *val,
-			    unsigned int flags)
+			    int ss, const char *file, const char *key)
 {
 	struct rg_shadow_batch *b = NULL;
 	struct rg_shadow_req *req;
@@ -971,14 +1037,13 @@ static void rg_shadow_queue(enum rg_shadow_op op, struct res_shadow *sh,
 	init_completion(&req->done);
 	req->op = op;
 	req->ss = ss;
-	req->flags = flags;
 	req->sh = sh;
 	if (sh)
 		rg_shadow_get(sh);
 	if (file)
 		strscpy(req->file, file, sizeof(req->file));
-	if (val)
-		strscpy(req->val, val, sizeof(req->val));
+	if (key)
+		strscpy(req->key, key, sizeof(req->key));
 	if (b) {
 		refcount_inc(&req->ref);
 		list_add_tail(&req->node, &b->reqs);
@@ -1323,7 +1388,7 @@ int rg_shadow_group_create(struct res_group *grp)
 		sh->err = -ENOENT;
 	WRITE_ONCE(sh->grp, grp);
 	grp->shadow = sh;
-	rg_shadow_queue(RG_SHADOW_MKDIR, sh, 0, NULL, NULL, 0);
+	rg_shadow_queue(RG_SHADOW_MKDIR, sh, 0, NULL, NULL);
 	return 0;
 }
 
@@ -1343,7 +1408,7 @@ void rg_shadow_group_remove(struct res_group *grp)
 		return;
 	grp->shadow = NULL;
 	WRITE_ONCE(sh->grp, NULL);
-	rg_shadow_queue(RG_SHADOW_RMDIR, sh, 0, NULL, NULL, 0);
+	rg_shadow_queue(RG_SHADOW_RMDIR, sh, 0, NULL, NULL);
 	/* The group's reference: the request holds its own. */
 	rg_shadow_put(sh);
 }
@@ -1370,7 +1435,7 @@ int res_shadow_enable(const char *subsys)
 	/* In the worker too: init's credentials and namespaces. */
 	mutex_lock(&rg_mutex);
 	rg_shadow_batch_begin(&b);
-	rg_shadow_queue(RG_SHADOW_SETUP, NULL, ss, NULL, NULL, 0);
+	rg_shadow_queue(RG_SHADOW_SETUP, NULL, ss, NULL, NULL);
 	rg_shadow_batch_end(&b);
 	mutex_unlock(&rg_mutex);
 	ret = rg_shadow_batch_wait(&b, false);
@@ -1426,7 +1491,7 @@ void res_shadow_disable(const char *subsys)
 	mutex_lock(&rg_mutex);
 	rg_shadow_batch_begin(&b);
 	/* First, while the shadows are all there (an ordered queue). */
-	rg_shadow_queue(RG_SHADOW_OFF, NULL, ss, NULL, NULL, 0);
+	rg_shadow_queue(RG_SHADOW_OFF, NULL, ss, NULL, NULL);
 	/* A failed enable may not have counted itself yet. */
 	if (rg_shadow_counted[ss] && rg_shadow_users-- == 1) {
 		for (grp = rg_group_next_post(NULL); grp;
@@ -1482,12 +1547,16 @@ void res_shadow_write_str(struct res_shares *s, const char *file,
 			  const char *val, unsigned int flags)
 {
 	struct res_shadow *sh = rg_shadow_of(s);
+	char key[RG_SHADOW_NAME_MAX];
 
 	if (WARN_ON_ONCE(rg_shadow_file_find(file) < 0 ||
-			 strlen(val) >= RG_SHADOW_VAL_MAX))
+			 strlen(val) >= RG_SHADOW_VAL_MAX ||
+			 rg_shadow_key(key, val, flags)))
 		return;
-	if (sh && sh != rg_shadow_root)
-		rg_shadow_queue(RG_SHADOW_WRITE, sh, 0, file, val, flags);
+	if (!sh || sh == rg_shadow_root)
+		return;
+	rg_shadow_ask(sh, file, key, val, flags);
+	rg_shadow_queue(RG_SHADOW_WRITE, sh, 0, file, key);
 }
 EXPORT_SYMBOL_GPL(res_shadow_write_str);
 

@@ -18,7 +18,7 @@
  * shadow made or written when their call returns, or see it fail with
  * the shadow's errno (a shares write then writes the old shares back).
  * Directories and file writes go on two queues: a memory.max write that
- * reclaims for long delays no mkdir or rmdir. Shadows are made and
+ * reclaims for long delays no mkdir or rmdir (but the writes after it). Shadows are made and
  * removed with their groups; a removed shadow's charges go to its parent
  * (memcg's reparenting). A shadow whose directory was removed from
  * outside (systemd restarting a delegated unit) is made again by the
