@@ -110,7 +110,7 @@ struct rio_base {
  * @divisor: child_shares_divisor as last told
  * @abs: abs_max per device of rio_devs and key (0: no bound)
  * @weight: the weight last queued (a new shadow's: 100)
- * @lined: the devices whose io.max line may not be all "max"
+ * @lined: the devices whose io.max line may not be all "max" (0: none)
  * @base: the counts at the last reset
  */
 struct rio_group {
@@ -123,7 +123,7 @@ struct rio_group {
 	int divisor;
 	u64 abs[RIO_MAX_DEVS][RIO_KEYS];
 	unsigned int weight;
-	struct rio_dev lined[RIO_MAX_DEVS];
+	dev_t lined[RIO_MAX_DEVS];
 	struct rio_base base[RIO_MAX_DEVS];
 };
 
@@ -138,17 +138,18 @@ static struct rio_group *to_rio(struct res_shares *s)
 	return container_of(s, struct rio_group, shares);
 }
 
-/* Queue @g's io.max line for @d (its abs if @own, else all "max"). */
-static void rio_line(struct rio_group *g, int i, const struct rio_dev *d,
-		     bool own)
+/*
+ * Queue @g's io.max line for @dev: @g's abs of device @i for the keys
+ * @cap gives, the others "max" (all of them without @cap).
+ */
+static void rio_line(struct rio_group *g, int i, dev_t dev, const u64 *cap)
 {
 	char line[160];
 	int k, n;
 
-	n = scnprintf(line, sizeof(line), "%u:%u", MAJOR(d->dev),
-		      MINOR(d->dev));
+	n = scnprintf(line, sizeof(line), "%u:%u", MAJOR(dev), MINOR(dev));
 	for (k = 0; k < RIO_KEYS; k++) {
-		if (own && d->cap[k])
+		if (cap && cap[k])
 			n += scnprintf(line + n, sizeof(line) - n, " %s=%llu",
 				       rio_keys[k], g->abs[i][k]);
 		else
@@ -183,23 +184,24 @@ static void rio_derive(struct rio_group *g)
 	if (p && !rio_leaving) {
 		/* Devices that left the list, or changed places. */
 		for (j = 0; j < RIO_MAX_DEVS; j++) {
-			if (!g->lined[j].dev)
+			if (!g->lined[j])
 				continue;
 			for (i = 0; i < rio_ndevs; i++)
-				if (rio_devs[i].dev == g->lined[j].dev)
+				if (rio_devs[i].dev == g->lined[j])
 					break;
 			if (i == rio_ndevs)
-				rio_line(g, j, &g->lined[j], false);
-			g->lined[j].dev = 0;
+				rio_line(g, j, g->lined[j], NULL);
+			g->lined[j] = 0;
 		}
 		for (i = 0; i < rio_ndevs; i++) {
 			bool any = false;
 
 			for (k = 0; k < RIO_KEYS; k++)
 				any |= own && rio_devs[i].cap[k];
-			rio_line(g, i, &rio_devs[i], any);
+			rio_line(g, i, rio_devs[i].dev,
+				 any ? rio_devs[i].cap : NULL);
 			if (any)
-				g->lined[i] = rio_devs[i];
+				g->lined[i] = rio_devs[i].dev;
 		}
 	}
 	list_for_each_entry(c, &g->children, sibling)
@@ -594,8 +596,16 @@ static int __init io_init(void)
 
 static void __exit io_exit(void)
 {
-	/* The shadows' io files go back to their defaults, or away. */
+	/*
+	 * Ceilings lifted first, so that no bio waits in blk-throttle for a
+	 * removed shadow's ceiling (queued before the shadows' removal,
+	 * which waits for the queue); then the shadows' io files go back to
+	 * their defaults, or away.
+	 */
 	mutex_lock(&rio_mutex);
+	rio_ndevs = 0;
+	if (rio_root)
+		rio_derive(rio_root);
 	rio_leaving = true;
 	mutex_unlock(&rio_mutex);
 	res_controller_unregister(&io_ctl);
