@@ -66,18 +66,25 @@
  * stable for a controller's move_task(): set before the first task can
  * join, cleared after the last left). A shadow's @css's are written by
  * the workers under rg_shadow_dir_mutex (and rg_mutex when they are
- * replaced) with release, and read anywhere with acquire; rg_shadow_mask
- * under rg_shadow_dir_mutex. @err is the mkdir's result, written before
- * @made completes. A shadow's @knob_mutex is held across its file writes
- * (a slow memory.max write stalls no other shadow's). Order:
- * rg_shadow_dir_mutex, a shadow's @knob_mutex, rg_mutex (the workers
- * take rg_mutex only to walk the groups and publish css's; its holders
- * never wait for a worker). res_shadow_read() opens files below
- * shadow_root's directory, kept (rg_shadow_path_lock) when it is made.
+ * replaced while the controllers are registered) with release, and read
+ * anywhere with acquire; rg_shadow_mask under rg_shadow_dir_mutex. @err
+ * is the mkdir's result, written before @made completes. A shadow's
+ * @knob_mutex is held across its file writes, @knob_lock (innermost)
+ * while its knobs are asked for or listed. The write queue is ordered: a
+ * memory.max write that reclaims for long delays the writes queued after
+ * it, and a remake or rmdir of its shadow (they take its @knob_mutex
+ * under rg_shadow_dir_mutex), not other mkdirs. Order:
+ * rg_shadow_enable_mutex (waits for the workers), rg_shadow_dir_mutex, a
+ * shadow's @knob_mutex, rg_mutex (the workers take rg_mutex only to walk
+ * the groups and publish css's; its holders never wait for a worker; it
+ * is never taken under @knob_mutex). res_shadow_read() opens files below
+ * shadow_root's directory, kept (rg_shadow_path_lock, innermost) when it
+ * is made, with the workers' credentials.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cgroup.h>
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -220,6 +227,8 @@ static unsigned long rg_shadow_mask;
 /* shadow_root's directory, for res_shadow_read() (rg_shadow_path_lock). */
 static struct path rg_shadow_root_path;
 static DEFINE_SPINLOCK(rg_shadow_path_lock);
+/* The workers' credentials (init's), for res_shadow_read()'s opens. */
+static const struct cred *rg_shadow_cred;
 
 static int rg_shadow_root_setup(enum rg_shadow_ss ss);
 static int rg_shadow_root_make(struct res_shadow *sh,
@@ -574,6 +583,7 @@ static bool rg_shadow_gone(struct res_shadow *sh)
 }
 
 static int rg_shadow_remake(struct res_shadow *sh);
+static void rg_shadow_reset_knobs(struct res_shadow *sh, enum rg_shadow_ss ss);
 
 static void rg_shadow_do_mkdir(struct res_shadow *sh)
 {
@@ -606,18 +616,21 @@ out:
 /* Put @sh's css's, a grace period after nobody may see them. */
 static void rg_shadow_put_css(struct res_shadow *sh)
 {
+	struct cgroup_subsys_state *css[RG_SS_NR];
+	bool any = false;
 	int ss;
 
-	for (ss = 0; ss < RG_SS_NR && !sh->css[ss]; ss++)
-		;
-	if (ss == RG_SS_NR)
-		return;
-	synchronize_rcu();
 	for (ss = 0; ss < RG_SS_NR; ss++) {
-		if (sh->css[ss])
-			css_put(sh->css[ss]);
+		css[ss] = sh->css[ss];
+		any |= !!css[ss];
 		WRITE_ONCE(sh->css[ss], NULL);
 	}
+	if (!any)
+		return;
+	synchronize_rcu();
+	for (ss = 0; ss < RG_SS_NR; ss++)
+		if (css[ss])
+			css_put(css[ss]);
 }
 
 static void rg_shadow_do_rmdir(struct res_shadow *sh)
@@ -627,6 +640,12 @@ static void rg_shadow_do_rmdir(struct res_shadow *sh)
 	mutex_lock(&rg_shadow_dir_mutex);
 	/* Readers of a task's pointer to it are done. */
 	rg_shadow_put_css(sh);
+	/*
+	 * Bios still throttled in it go on at its io.max after the rmdir
+	 * (blk-throttle keeps an offline group's limits): lift them first.
+	 */
+	if (!sh->err)
+		rg_shadow_reset_knobs(sh, RG_SS_IO);
 	if (!sh->err) {
 		ret = rg_shadow_rmdir_path(sh->path);
 		/* Gone already (removed from outside): fine. */
@@ -646,13 +665,22 @@ static int rg_shadow_knob_put(struct res_shadow *sh, struct rg_shadow_knob *k)
 {
 	char val[RG_SHADOW_VAL_MAX];
 	unsigned int flags;
-	int ret;
+	int i, ret;
 
+	i = rg_shadow_file_find(k->file);
+	/* A knob of a controller disabled meanwhile: not ours to write. */
+	if (i < 0 || !test_bit(rg_shadow_files[i].ss, &rg_shadow_mask))
+		return 0;
 	spin_lock(&sh->knob_lock);
 	strscpy(val, k->val, sizeof(val));
 	flags = k->flags;
 	spin_unlock(&sh->knob_lock);
-	if (k->ok && !strcmp(k->has, val))
+	/*
+	 * A keyed line is written every time: a device made again with the
+	 * same number (a loop or dm device, a disk plugged in again) has
+	 * lost its blk-cgroup settings, and the file cannot tell.
+	 */
+	if (k->ok && !k->key[0] && !strcmp(k->has, val))
 		return 0;
 	k->ok = false;
 	ret = rg_shadow_write_file(sh->path, k->file, val);
@@ -661,8 +689,8 @@ static int rg_shadow_knob_put(struct res_shadow *sh, struct rg_shadow_knob *k)
 		k->ok = true;
 		return 0;
 	}
-	pr_warn("%s/%s: writing \"%s\" failed: %d\n", sh->path, k->file, val,
-		ret);
+	pr_warn_ratelimited("%s/%s: writing \"%s\" failed: %d\n", sh->path,
+			    k->file, val, ret);
 	return flags & RES_SHADOW_OPTIONAL ? 0 : ret;
 }
 
@@ -679,15 +707,18 @@ static struct rg_shadow_knob *rg_shadow_knob_find(struct res_shadow *sh,
 	return NULL;
 }
 
-/* The first word of @val, for a keyed knob; "" if not. */
-static int rg_shadow_key(char *key, const char *val, unsigned int flags)
+/* The first word of @val, for a keyed file's knob; "" if not keyed. */
+static int rg_shadow_key(char *key, const char *file, const char *val)
 {
 	size_t len = strcspn(val, " ");
+	int i = rg_shadow_file_find(file);
 
 	key[0] = '\0';
-	if (!(flags & RES_SHADOW_KEYED))
+	if (i < 0)
+		return i;
+	if (!rg_shadow_files[i].keyed)
 		return 0;
-	if (len >= RG_SHADOW_NAME_MAX)
+	if (!len || len >= RG_SHADOW_NAME_MAX)
 		return -EINVAL;
 	memcpy(key, val, len);
 	key[len] = '\0';
@@ -701,13 +732,18 @@ static int rg_shadow_key(char *key, const char *val, unsigned int flags)
 static void rg_shadow_ask(struct res_shadow *sh, const char *file,
 			  const char *key, const char *val, unsigned int flags)
 {
-	struct rg_shadow_knob *k, *new;
+	struct rg_shadow_knob *k, *new = NULL;
 
-	new = kzalloc(sizeof(*new), GFP_KERNEL | __GFP_NOFAIL);
-	strscpy(new->file, file, sizeof(new->file));
-	strscpy(new->key, key, sizeof(new->key));
 	spin_lock(&sh->knob_lock);
 	k = rg_shadow_knob_find(sh, file, key);
+	if (!k) {
+		spin_unlock(&sh->knob_lock);
+		new = kzalloc(sizeof(*new), GFP_KERNEL | __GFP_NOFAIL);
+		strscpy(new->file, file, sizeof(new->file));
+		strscpy(new->key, key, sizeof(new->key));
+		spin_lock(&sh->knob_lock);
+		k = rg_shadow_knob_find(sh, file, key);
+	}
 	if (!k) {
 		k = new;
 		new = NULL;
@@ -787,9 +823,10 @@ static void rg_shadow_reset_knobs(struct res_shadow *sh, enum rg_shadow_ss ss)
 		else
 			strscpy(k->val, rg_shadow_files[i].dflt,
 				sizeof(k->val));
-		k->flags |= RES_SHADOW_OPTIONAL;
 		spin_unlock(&sh->knob_lock);
-		rg_shadow_knob_put(sh, k);
+		if (rg_shadow_write_file(sh->path, k->file, k->val))
+			pr_warn_ratelimited("%s/%s: cannot set back to \"%s\"\n",
+					    sh->path, k->file, k->val);
 		spin_lock(&sh->knob_lock);
 		list_del(&k->node);
 		spin_unlock(&sh->knob_lock);
@@ -902,15 +939,16 @@ static int rg_shadow_remake(struct res_shadow *sh)
 			err = rg_shadow_root_make(shs[i], css[i]);
 		else
 			err = rg_shadow_make_dir(shs[i], css[i]);
+		/* The caller's shadow's errno only; the others' logged. */
 		if (err) {
 			pr_warn("shadow %s not made again: %d\n",
 				shs[i]->path, err);
-			if (!ret)
+			if (shs[i] == sh)
 				ret = err;
 			continue;
 		}
 		err = rg_shadow_rewrite(shs[i]);
-		if (err && !ret)
+		if (err && shs[i] == sh)
 			ret = err;
 	}
 	mutex_lock(&rg_mutex);
@@ -959,7 +997,7 @@ static void rg_shadow_req_put(struct rg_shadow_req *req)
 	}
 }
 
-static int rg_shadow_off(enum rg_shadow_ss ss);
+static void rg_shadow_off(enum rg_shadow_ss ss);
 
 static void rg_shadow_work(struct work_struct *work)
 {
@@ -974,7 +1012,7 @@ static void rg_shadow_work(struct work_struct *work)
 		ret = rg_shadow_root_setup(req->ss);
 		break;
 	case RG_SHADOW_OFF:
-		ret = rg_shadow_off(req->ss);
+		rg_shadow_off(req->ss);
 		break;
 	case RG_SHADOW_MKDIR:
 		rg_shadow_do_mkdir(sh);
@@ -1229,7 +1267,9 @@ static int rg_shadow_ss_add(enum rg_shadow_ss ss)
 	for (i = 1; i < n && !ret; i++) {
 		struct res_shadow *sh = shs[i];
 
-		if (!sh || READ_ONCE(sh->err) || !completion_done(&sh->made))
+		/* (One removed from outside gets @ss when made again.) */
+		if (!sh || READ_ONCE(sh->err) || !completion_done(&sh->made) ||
+		    rg_shadow_gone(sh))
 			continue;
 		ret = rg_shadow_ss_write(sh->path, BIT(ss), '+');
 		if (!ret) {
@@ -1254,17 +1294,27 @@ static int rg_shadow_root_setup(enum rg_shadow_ss ss)
 	char *parent;
 	int ret;
 
-	mutex_lock(&rg_shadow_dir_mutex);
 	if (rg_shadow_root) {
-		ret = 0;
-		if (!test_bit(ss, &rg_shadow_mask)) {
+		/* Removed from outside meanwhile: made again first. */
+		ret = rg_shadow_remake(rg_shadow_root);
+		if (ret)
+			return ret;
+		mutex_lock(&rg_shadow_dir_mutex);
+		if (!rg_shadow_mask) {
+			/* Every controller left: made anew, maybe again. */
+			rg_shadow_mask = BIT(ss);
+			ret = rg_shadow_root_make(rg_shadow_root, css);
+			if (!ret)
+				rg_shadow_set_css(rg_shadow_root, css);
+			else
+				rg_shadow_mask = 0;
+		} else if (!test_bit(ss, &rg_shadow_mask)) {
 			__set_bit(ss, &rg_shadow_mask);
 			ret = rg_shadow_ss_add(ss);
 		}
 		mutex_unlock(&rg_shadow_dir_mutex);
 		return ret;
 	}
-	mutex_unlock(&rg_shadow_dir_mutex);
 	if (shadow_root[0] != '/' || strlen(shadow_root) < 2) {
 		pr_err("shadow_root %s: not an absolute path\n", shadow_root);
 		return -EINVAL;
@@ -1284,6 +1334,8 @@ static int rg_shadow_root_setup(enum rg_shadow_ss ss)
 		       shadow_root, rg_ss_name[ss], parent, ret);
 		goto out;
 	}
+	if (!rg_shadow_cred)
+		rg_shadow_cred = get_current_cred();
 	mutex_lock(&rg_shadow_dir_mutex);
 	rg_shadow_mask = BIT(ss);
 	ret = rg_shadow_root_make(sh, css);
@@ -1305,22 +1357,32 @@ out:
 /*
  * @ss's controller is disabled: the shadows stop carrying @ss. Its
  * tasks point at no css of @ss any more (the controller unregistered).
- * While other controllers keep the shadows, @ss's files are set back to
- * their defaults and @ss is disabled below each, children first;
- * shadow_root's parent keeps it. Best effort: failures are logged.
+ * @ss's files are set back to their defaults (io.max first of all:
+ * blk-throttle keeps a removed group's limits for the bios it still
+ * holds) and, while other controllers keep the shadows, @ss is disabled
+ * below each, children first; shadow_root's parent keeps it. If the
+ * shadows cannot be listed (no memory), @ss stays on, its css's held
+ * until unload. Best effort: failures are logged.
  */
-static int rg_shadow_off(enum rg_shadow_ss ss)
+static void rg_shadow_off(enum rg_shadow_ss ss)
 {
+	struct cgroup_subsys_state *css;
 	struct res_shadow **shs;
+	bool others;
 	int i, n;
 
 	mutex_lock(&rg_shadow_dir_mutex);
 	if (!rg_shadow_root || !test_bit(ss, &rg_shadow_mask))
 		goto out;
-	__clear_bit(ss, &rg_shadow_mask);
+	others = rg_shadow_mask & ~BIT(ss);
 	mutex_lock(&rg_mutex);
 	shs = rg_shadow_subtree(&rg_root, &n);
 	mutex_unlock(&rg_mutex);
+	if (!shs) {
+		pr_warn("cannot list the shadows: %s stays on in them\n",
+			rg_ss_name[ss]);
+		goto out;
+	}
 	/* Readers of the tasks' pointers to them are done. */
 	synchronize_rcu();
 	for (i = n - 1; i >= 0; i--) {
@@ -1328,22 +1390,26 @@ static int rg_shadow_off(enum rg_shadow_ss ss)
 
 		if (!sh || !completion_done(&sh->made))
 			continue;
-		if (rg_shadow_mask)
-			rg_shadow_reset_knobs(sh, ss);
+		rg_shadow_reset_knobs(sh, ss);
 		/* Children first: each drops @ss for its children. */
-		if (rg_shadow_mask && !READ_ONCE(sh->err) &&
+		if (others && !READ_ONCE(sh->err) &&
 		    rg_shadow_ss_write(sh->path, BIT(ss), '-'))
 			pr_warn("shadow %s: cannot disable %s\n", sh->path,
 				rg_ss_name[ss]);
-		if (sh->css[ss])
-			css_put(sh->css[ss]);
+		css = sh->css[ss];
 		WRITE_ONCE(sh->css[ss], NULL);
+		if (css)
+			css_put(css);
 	}
-	if (shs)
-		rg_shadow_subtree_put(shs, n);
+	/* Its protection of the whole, for memory (rg_shadow_root_enable()). */
+	if (ss == RG_SS_MEMORY &&
+	    rg_shadow_write_file(rg_shadow_root->path, "memory.low", "0"))
+		pr_warn("shadow_root %s: cannot set memory.low back to 0\n",
+			rg_shadow_root->path);
+	__clear_bit(ss, &rg_shadow_mask);
+	rg_shadow_subtree_put(shs, n);
 out:
 	mutex_unlock(&rg_shadow_dir_mutex);
-	return 0;
 }
 
 /**
@@ -1413,6 +1479,8 @@ void rg_shadow_group_remove(struct res_group *grp)
 	rg_shadow_put(sh);
 }
 
+static void __res_shadow_disable(enum rg_shadow_ss ss);
+
 int res_shadow_enable(const char *subsys)
 {
 	int ss = rg_ss_find(subsys);
@@ -1468,25 +1536,22 @@ int res_shadow_enable(const char *subsys)
 	}
 	pr_err("cannot make the groups' shadows for %s: %d\n", subsys, ret);
 fail:
+	/* Undone before another controller's enable or disable runs. */
+	__res_shadow_disable(ss);
 	mutex_unlock(&rg_shadow_enable_mutex);
-	res_shadow_disable(subsys);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(res_shadow_enable);
 
-void res_shadow_disable(const char *subsys)
+/* res_shadow_disable(); caller holds rg_shadow_enable_mutex. */
+static void __res_shadow_disable(enum rg_shadow_ss ss)
 {
-	int ss = rg_ss_find(subsys);
 	struct rg_shadow_batch b;
 	struct res_group *grp;
 
-	if (ss < 0)
+	lockdep_assert_held(&rg_shadow_enable_mutex);
+	if (!rg_shadow_ss_users[ss])
 		return;
-	mutex_lock(&rg_shadow_enable_mutex);
-	if (!rg_shadow_ss_users[ss]) {
-		mutex_unlock(&rg_shadow_enable_mutex);
-		return;
-	}
 	rg_shadow_ss_users[ss]--;
 	mutex_lock(&rg_mutex);
 	rg_shadow_batch_begin(&b);
@@ -1504,6 +1569,16 @@ void res_shadow_disable(const char *subsys)
 	/* And the writes a parameter write may still have queued. */
 	res_shadow_sync();
 	rg_shadow_batch_wait(&b, false);
+}
+
+void res_shadow_disable(const char *subsys)
+{
+	int ss = rg_ss_find(subsys);
+
+	if (ss < 0)
+		return;
+	mutex_lock(&rg_shadow_enable_mutex);
+	__res_shadow_disable(ss);
 	mutex_unlock(&rg_shadow_enable_mutex);
 }
 EXPORT_SYMBOL_GPL(res_shadow_disable);
@@ -1549,9 +1624,8 @@ void res_shadow_write_str(struct res_shares *s, const char *file,
 	struct res_shadow *sh = rg_shadow_of(s);
 	char key[RG_SHADOW_NAME_MAX];
 
-	if (WARN_ON_ONCE(rg_shadow_file_find(file) < 0 ||
-			 strlen(val) >= RG_SHADOW_VAL_MAX ||
-			 rg_shadow_key(key, val, flags)))
+	if (WARN_ON_ONCE(strlen(val) >= RG_SHADOW_VAL_MAX ||
+			 rg_shadow_key(key, file, val)))
 		return;
 	if (!sh || sh == rg_shadow_root)
 		return;
@@ -1577,6 +1651,7 @@ ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 {
 	struct res_shadow *sh = rg_shadow_of(s);
 	struct path root = {};
+	const struct cred *old;
 	struct file *f;
 	const char *rel;
 	char *name = NULL;
@@ -1586,7 +1661,7 @@ ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 	if (!size)
 		return -EINVAL;
 	buf[0] = '\0';
-	if (!sh || READ_ONCE(sh->err) || !rg_shadow_root)
+	if (!sh || READ_ONCE(sh->err) || !rg_shadow_root || !rg_shadow_cred)
 		return -ENOENT;
 	if (sh == rg_shadow_root) {
 		rel = file;
@@ -1607,7 +1682,10 @@ ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 	ret = -ENOENT;
 	if (!root.dentry)
 		goto out;
+	/* As the workers: stats do not depend on who reads them. */
+	old = override_creds(rg_shadow_cred);
 	f = file_open_root(&root, rel, O_RDONLY, 0);
+	revert_creds(old);
 	path_put(&root);
 	ret = PTR_ERR_OR_ZERO(f);
 	if (ret)
@@ -1665,6 +1743,8 @@ void rg_shadow_exit(void)
 	destroy_workqueue(rg_shadow_wq);
 	if (rg_shadow_root_path.dentry)
 		path_put(&rg_shadow_root_path);
+	if (rg_shadow_cred)
+		put_cred(rg_shadow_cred);
 	if (rg_shadow_root) {
 		for (ss = 0; ss < RG_SS_NR; ss++)
 			if (rg_shadow_root->css[ss])

@@ -8,8 +8,8 @@
  * (group /a/b: SHADOW_ROOT/a/b), that holds the group's charges and knobs
  * and never a task. The root group's shadow is shadow_root itself.
  *
- * res_groups.ko makes, writes and removes the directories on one ordered
- * workqueue, through the VFS, as the workqueue's worker (init's
+ * res_groups.ko makes, writes and removes the directories on ordered
+ * workqueues of its own, through the VFS, as the workqueue's worker (init's
  * credentials and namespaces), never holding the framework's locks: a
  * cgroup's subtree_control write waits for every fork in progress, and a
  * fork may wait for the framework. The calls below only queue; the
