@@ -584,6 +584,43 @@ TEST_F(io, read_iops_ceiling_as_cgroups)
 }
 
 /*
+ * A shares write queues only the io.max lines it changes: each write of
+ * a line starts blk-throttle's slice again (a group whose line is
+ * rewritten often can pass its ceiling). Seen from a line changed from
+ * outside in g's shadow: a shares write of g that changes g's weight,
+ * not its ceiling, leaves it; a `devices` write (the same list) writes
+ * every line again (a device made again under the same number has lost
+ * its line). (Weights are queued again too, but the shadow service
+ * writes a plain file only when its value changed or its last write
+ * failed: io.bfq.weight before BFQ was there.)
+ */
+TEST_F(io, unchanged_lines_not_rewritten_devices_rewrites_all)
+{
+	char buf[256], line[256], out[128];
+
+	snprintf(line, sizeof(line),
+		 "%s rbps=%ld wbps=%ld riops=%ld wiops=%ld\n", devno, G_BPS,
+		 G_BPS, G_IOPS, G_IOPS);
+	ASSERT_EQ(0, shares_set("g", "min_shares", 10));
+	ASSERT_EQ(0, rg_mkdir("h"));
+	ASSERT_EQ(0, shadow_wait("g", "io.weight", "default 11\n"));
+	ASSERT_EQ(0, shadow_wait("g", "io.max", line));
+	snprintf(out, sizeof(out), "%s rbps=12345", devno);
+	ASSERT_EQ(0, rg_write(SHADOWS "/g/io.max", out));
+	/* g's weight 11 -> 25 (20 to h's 80), its ceiling as it was. */
+	ASSERT_EQ(0, shares_set("g", "min_shares", 20));
+	ASSERT_EQ(0, shadow_wait("g", "io.weight", "default 25\n"));
+	ASSERT_LT(0, shadow_read("g", "io.max", buf, sizeof(buf)));
+	snprintf(out, sizeof(out),
+		 "%s rbps=12345 wbps=%ld riops=%ld wiops=%ld\n", devno, G_BPS,
+		 G_IOPS, G_IOPS);
+	EXPECT_STREQ(out, buf);
+	/* `devices` written again as it is: g's line back. */
+	ASSERT_EQ(0, devices_set_default());
+	EXPECT_EQ(0, shadow_wait("g", "io.max", line));
+}
+
+/*
  * Nested: g/c without a ceiling of its own is held to g's; with one
  * (half of g's) to its own; two readers in g's children share g's.
  */
@@ -973,6 +1010,8 @@ TEST_F(io, bad_devices_refused_whole)
 		"DEV foo=1", "DEV idle=5", "DEV rbps=1 RBPS=1",
 		"DEV rbps=1 rbps=2", "DEV rbps=1;DEV wbps=1",
 		"DEV rbps=0", "DEV riops=0", "DEV2 rbps=1 wiops=0",
+		/* signs */
+		"+DEV rbps=1", "DEV rbps=+1",
 	};
 	char before[256], after[256], val[256], absent[32], dev2[32], io[256];
 	unsigned int maj, min;
@@ -1008,6 +1047,19 @@ TEST_F(io, bad_devices_refused_whole)
 	/* A device that does not exist, even beside one that does. */
 	snprintf(val, sizeof(val), "%s rbps=1;%s wbps=1", dev2, absent);
 	EXPECT_EQ(-ENODEV, rg_write(DEVICES, val));
+	/* Numbers that wrap, spaces in the device, riops and wiops > 2^32-1. */
+	snprintf(val, sizeof(val), "%lu:%u rbps=1", maj + 4294967296UL, min);
+	EXPECT_EQ(-EINVAL, rg_write(DEVICES, val));
+	snprintf(val, sizeof(val), "%u:%lu rbps=1", maj, min + 4294967296UL);
+	EXPECT_EQ(-EINVAL, rg_write(DEVICES, val));
+	snprintf(val, sizeof(val), "%u: %u rbps=1", maj, min);
+	EXPECT_EQ(-EINVAL, rg_write(DEVICES, val));
+	snprintf(val, sizeof(val), "%u :%u rbps=1", maj, min);
+	EXPECT_EQ(-EINVAL, rg_write(DEVICES, val));
+	snprintf(val, sizeof(val), "%s riops=4294967296", devno);
+	EXPECT_EQ(-EINVAL, rg_write(DEVICES, val));
+	snprintf(val, sizeof(val), "%s wiops=4294967296", devno);
+	EXPECT_EQ(-EINVAL, rg_write(DEVICES, val));
 	/* More than 16 devices. */
 	val[0] = '\0';
 	for (i = 0; i < 17; i++)
