@@ -545,7 +545,8 @@ TEST_F(io, knobs_follow_shares_and_devices)
 static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 			 int ios)
 {
-	double window = (rg_quick() ? 1.5 : 5), ours, theirs, want;
+	double window = (rg_quick() ? 0.5 : 5), ours, theirs, want;
+	double pct = (rg_quick() ? 10 : 5), apart = (rg_quick() ? 6 : 2);
 	int bs = ios ? 4096 : 16384;
 	char buf[128];
 
@@ -553,11 +554,11 @@ static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 	ASSERT_EQ(0, ios ? only("riops", CAP_IOPS) : only("rbps", CAP_BPS));
 	pid[0] = reader(&ctrs[0], NB, NULL, "g", bs, 0);
 	ASSERT_LT(0, pid[0]);
-	ours = rate(&ctrs[0], ios, 0.2, window);
+	ours = rate(&ctrs[0], ios, 0.1, window);
 	EXPECT_EQ(0, stop(&ctrs[0], pid[0]));
 	pid[0] = 0;
 	EXPECT_TRUE(near(ios ? "group's reads/s" : "group's bytes/s", ours,
-			 want, 5));
+			 want, pct));
 
 	ASSERT_EQ(0, mkdir(CGA, 0755));
 	snprintf(buf, sizeof(buf), "%s %s=%ld", devno, ios ? "riops" : "rbps",
@@ -565,12 +566,12 @@ static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 	ASSERT_EQ(0, rg_write(CGA "/io.max", buf));
 	pid[0] = reader(&ctrs[0], NB, CGA, NULL, bs, 0);
 	ASSERT_LT(0, pid[0]);
-	theirs = rate(&ctrs[0], ios, 0.2, window);
+	theirs = rate(&ctrs[0], ios, 0.1, window);
 	EXPECT_EQ(0, stop(&ctrs[0], pid[0]));
 	pid[0] = 0;
 	EXPECT_TRUE(near(ios ? "cgroup's reads/s" : "cgroup's bytes/s",
-			 theirs, want, 5));
-	EXPECT_TRUE(near("group's vs cgroup's", ours, theirs, 2));
+			 theirs, want, pct));
+	EXPECT_TRUE(near("group's vs cgroup's", ours, theirs, apart));
 }
 
 TEST_F(io, read_bps_ceiling_as_cgroups)
@@ -626,7 +627,8 @@ TEST_F(io, unchanged_lines_not_rewritten_devices_rewrites_all)
  */
 TEST_F(io, nested_ceilings_the_tighter_holds)
 {
-	double window = (rg_quick() ? 0.7 : 2), a, t[4];
+	double window = (rg_quick() ? 0.4 : 2), a, t[4];
+	double pct = (rg_quick() ? 10 : 5);
 	long n[4];
 
 	ASSERT_EQ(0, only("rbps", CAP_BPS));
@@ -635,28 +637,28 @@ TEST_F(io, nested_ceilings_the_tighter_holds)
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
 	a = rate(&ctrs[0], 0, 0.2, window);
-	EXPECT_TRUE(near("g/c under g's ceiling", a, G_BPS, 5));
+	EXPECT_TRUE(near("g/c under g's ceiling", a, G_BPS, pct));
 	/* (a fresh reader each time: none waits under the old ceiling) */
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	ASSERT_EQ(0, shares_set("g/c", "max_shares", 50));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
 	EXPECT_TRUE(near("g/c's own ceiling", rate(&ctrs[0], 0, 0.2, window),
-			 G_BPS / 2, 5));
+			 G_BPS / 2, pct));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	ASSERT_EQ(0, shares_set("g/c", "max_shares", 100));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
 	self->pid[1] = reader(&ctrs[1], NB, NULL, "g/d", 16384, 16 * MIB);
 	ASSERT_LT(0, self->pid[1]);
-	usleep(500000);
+	usleep(rg_scaled(500000, 300000));
 	t[0] = sample(&ctrs[0], 0, &n[0]);
 	t[1] = sample(&ctrs[1], 0, &n[1]);
 	usleep(window * 1e6);
 	t[2] = sample(&ctrs[0], 0, &n[2]);
 	t[3] = sample(&ctrs[1], 0, &n[3]);
 	a = (n[2] - n[0]) / (t[2] - t[0]) + (n[3] - n[1]) / (t[3] - t[1]);
-	EXPECT_TRUE(near("g/c and g/d together", a, G_BPS, 5));
+	EXPECT_TRUE(near("g/c and g/d together", a, G_BPS, pct));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	EXPECT_EQ(0, stop(&ctrs[1], self->pid[1]));
 	self->pid[0] = 0;
@@ -670,7 +672,7 @@ TEST_F(io, nested_ceilings_the_tighter_holds)
  */
 TEST_F(io, precedence_over_io_cgroups)
 {
-	double window = (rg_quick() ? 1 : 2);
+	double window = (rg_quick() ? 0.5 : 2), pct = (rg_quick() ? 10 : 5);
 	char buf[128];
 
 	ASSERT_EQ(0, only("rbps", CAP_BPS));
@@ -679,8 +681,8 @@ TEST_F(io, precedence_over_io_cgroups)
 	ASSERT_EQ(0, rg_write(CGA "/io.max", buf));
 	self->pid[0] = reader(&ctrs[0], NB, CGA, "g", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	EXPECT_TRUE(near("in the cgroup and g", rate(&ctrs[0], 0, 0.2, window),
-			 G_BPS, 5));
+	EXPECT_TRUE(near("in the cgroup and g", rate(&ctrs[0], 0, 0.1, window),
+			 G_BPS, pct));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	/* (4 KiB reads: 64 a second, as the others' 16 KiB at 1 MiB/s) */
 	self->pid[0] = reader(&ctrs[0], NB, CGA, NULL, 4096, 0);
@@ -690,7 +692,8 @@ TEST_F(io, precedence_over_io_cgroups)
 	 * of ours; 256 KiB/s in 4 KiB reads came out 6-10 % off at times)
 	 */
 	EXPECT_TRUE(near("in the cgroup, the root group",
-			 rate(&ctrs[0], 0, 0.5, window), G_BPS / 4, 15));
+			 rate(&ctrs[0], 0, rg_quick() ? 0.2 : 0.5, window),
+			 G_BPS / 4, rg_quick() ? 25 : 15));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	self->pid[0] = 0;
 }
@@ -711,7 +714,7 @@ static int queue_set(const char *dev, const char *file, const char *val)
 static double share_ratio(struct __test_metadata *_metadata, pid_t *pid,
 			  const char *a, const char *b, int groups, int n)
 {
-	double window = rg_scaled(4, 1);
+	double window = (rg_quick() ? 0.7 : 4);
 	long a0 = 0, b0 = 0, a1 = 0, b1 = 0;
 	int i;
 
@@ -723,7 +726,7 @@ static double share_ratio(struct __test_metadata *_metadata, pid_t *pid,
 		if (pid[i] <= 0)
 			return -1;
 	}
-	usleep(rg_scaled(500000, 300000));
+	usleep(rg_scaled(500000, 200000));
 	for (i = 0; i < 2 * n; i++)
 		*(i % 2 ? &b0 : &a0) += ld(&ctrs[i].bytes);
 	usleep(window * 1e6);
@@ -781,8 +784,9 @@ TEST_F(io, guarantee_3_to_1_on_iocost)
 	ASSERT_EQ(0, rg_write(CGROOT "/io.cost.qos", buf));
 	guarantees_3_to_1(_metadata);
 	ours = share_ratio(_metadata, self->pid, "a", "b", 1, 1);
-	EXPECT_LE(2.5, ours);
-	EXPECT_GE(3.5, ours);
+	/* (quick: 0.7 s, some 90 reads of 64 KiB: one of b's is 0.2) */
+	EXPECT_LE(rg_quick() ? 2.25 : 2.5, ours);
+	EXPECT_GE(rg_quick() ? 3.75 : 3.5, ours);
 	/* (cgroup's, for comparison: the full tier) */
 	if (rg_quick())
 		return;
@@ -795,11 +799,12 @@ TEST_F(io, guarantee_3_to_1_on_iocost)
 
 /*
  * On BFQ (null_blk at 8 MiB/s, one request at a time): the weights
- * written, and the shares measured beside cgroup's io.bfq.weight 300:100,
- * logged only: in the test guest (TCG) BFQ gives cgroups themselves
- * anything from 1.1 to 4.2 for 3 (docs, "The io controller").
+ * written (asserted), and the shares measured beside cgroup's
+ * io.bfq.weight 300:100, logged only: the ratio is not tested, in the
+ * test guest (TCG) BFQ gives cgroups themselves anything from 1.1 to 4.2
+ * for 3 (docs, "The io controller"); only that both pairs read at all.
  */
-TEST_F(io, guarantee_on_bfq_beside_cgroups)
+TEST_F(io, bfq_weights_written_ratios_logged)
 {
 	char dev2[32];
 	double ours, theirs;
@@ -871,7 +876,7 @@ static int wait_exit(pid_t pid)
  */
 TEST_F(io, buffered_writes_held_with_the_memory_controller)
 {
-	long len = rg_scaled(4, 1) * MIB;
+	long len = rg_quick() ? MIB / 2 : 4 * MIB;
 	double want = (double)len / G_BPS, took;
 
 	ASSERT_EQ(0, only("wbps", CAP_BPS));
@@ -880,8 +885,13 @@ TEST_F(io, buffered_writes_held_with_the_memory_controller)
 	took = ctrs[0].usec / 1e6;
 	fprintf(stderr, "# %ld bytes at %ld bytes/s: %.2f s, want %.2f s\n",
 		len, G_BPS, took, want);
-	EXPECT_LE(want * 0.9, took);
-	EXPECT_GE(want * 1.5 + 0.5, took);
+	/*
+	 * At least the time the ceiling gives, less a throttle slice's
+	 * burst (0.1 s); the upper bound wide (wall time: host load only
+	 * adds to it): the written bytes are counted in g's stats.
+	 */
+	EXPECT_LE(want * 0.9 - 0.1, took);
+	EXPECT_GE(want * 3 + 2, took);
 	EXPECT_LE(len, iostat("g", devno, "wbytes"));
 }
 
@@ -893,7 +903,7 @@ TEST_F(io, buffered_writes_held_with_the_memory_controller)
  */
 TEST_F(io, buffered_writes_not_held_without_the_memory_controller)
 {
-	long len = rg_scaled(4, 1) * MIB;
+	long len = rg_quick() ? MIB / 2 : 4 * MIB;
 	double want = (double)len / G_BPS, took;
 
 	ASSERT_EQ(0, only("wbps", CAP_BPS));
@@ -901,24 +911,51 @@ TEST_F(io, buffered_writes_not_held_without_the_memory_controller)
 	took = ctrs[0].usec / 1e6;
 	fprintf(stderr, "# %ld bytes, g's ceiling %ld bytes/s: %.2f s (%.2f s if held)\n",
 		len, G_BPS, took, want);
-	EXPECT_GT(want / 2, took);
-	/* Nor counted in g's stats: the root cgroup wrote them. */
+	/*
+	 * Judged by the stats, not the time (logged): blk-throttle holds
+	 * only the bios of g's shadow, and the writeback's are not there
+	 * (the root cgroup wrote them).
+	 */
 	EXPECT_GT(len / 2, iostat("g", devno, "wbytes"));
 }
 
 /*
+ * Wait up to @secs for @c's reader to read @n bytes more: 0, or -1.
+ * (Bytes done in a bounded time: host load can only slow a reader.)
+ */
+static int reads_more(struct ctr *c, long n, double secs)
+{
+	double end = now() + secs;
+	long n0 = ld(&c->bytes);
+
+	while (now() < end) {
+		if (ld(&c->bytes) - n0 >= n)
+			return 0;
+		usleep(10000);
+	}
+	fprintf(stderr, "# read %ld of %ld bytes in %.1f s\n",
+		ld(&c->bytes) - n0, n, secs);
+	return -1;
+}
+
+/*
  * Moves, rmdir and unload while readers run under g's ceiling (held
- * there): each reader ends by itself when told (no bio stuck), none
- * fails (the runner checks the kernel log for splats and leaks); after
- * the unload they read unthrottled.
+ * there): a reader moved from g/c to h issues its bios as h's shadow
+ * (held by h's ceiling, counted in h's stats, not g's); each reader ends
+ * by itself when told (no bio stuck), none fails (the runner checks the
+ * kernel log for splats and leaks); after the unload they read
+ * unthrottled.
  */
 TEST_F(io, moves_rmdir_and_unload_during_io)
 {
+	double window = (rg_quick() ? 0.5 : 2), t0, t1, r, h_bps;
+	long n0, n1, s0, s1;
 	int i;
 
 	ASSERT_EQ(0, rg_mkdir("g/c"));
 	ASSERT_EQ(0, rg_mkdir("h"));
 	ASSERT_EQ(0, shares_set("h", "max_shares", 10));
+	h_bps = CAP_BPS / 10.0;
 	for (i = 0; i < 3; i++) {
 		self->pid[i] = reader(&ctrs[i], NB, NULL, i ? "g/c" : "g",
 				      16384, i * 16 * MIB);
@@ -926,8 +963,23 @@ TEST_F(io, moves_rmdir_and_unload_during_io)
 	}
 	/* g's ceiling holds g and g/c's two (16 KiB reads: 64 a second) */
 	EXPECT_GT(G_BPS * 1.2, rate(&ctrs[2], 0, 0.2, 0.3));
-	ASSERT_EQ(0, rg_move("", self->pid[1]));
+	/* From g/c to h: h's ceiling and stats (one read in flight each end) */
 	ASSERT_EQ(0, rg_move("h", self->pid[1]));
+	usleep(200000);
+	s0 = iostat("h", devno, "rbytes");
+	t0 = sample(&ctrs[1], 0, &n0);
+	usleep(window * 1e6);
+	t1 = sample(&ctrs[1], 0, &n1);
+	s1 = iostat("h", devno, "rbytes");
+	ASSERT_LT(t0, t1);
+	r = (n1 - n0) / (t1 - t0);
+	near("moved to h, under h's ceiling", r, h_bps, 15);
+	EXPECT_GE(h_bps * 1.15, r);
+	EXPECT_LT(0, n1 - n0);
+	fprintf(stderr, "# read %ld bytes, h's stats %ld\n", n1 - n0, s1 - s0);
+	EXPECT_LE(n1 - n0 - 2 * 16384, s1 - s0);
+	EXPECT_GE(n1 - n0 + 2 * 16384, s1 - s0);
+	ASSERT_EQ(0, rg_move("", self->pid[1]));
 	ASSERT_EQ(0, rg_move("g/c", self->pid[0]));
 	usleep(200000);
 	ASSERT_EQ(0, rg_rmdir("g/c"));
@@ -936,7 +988,11 @@ TEST_F(io, moves_rmdir_and_unload_during_io)
 	usleep(200000);
 	ASSERT_EQ(0, rg_rmdir("h"));
 	ASSERT_EQ(0, rg_rmmod("rg_io"));
-	EXPECT_LT(G_BPS * 2, rate(&ctrs[2], 0, 0.1, 0.3));
+	/*
+	 * Unthrottled: 6 MiB within 5 s, which g's ceiling (shared by
+	 * three) would stretch to well over 5 s.
+	 */
+	EXPECT_EQ(0, reads_more(&ctrs[2], 6 * MIB, 5));
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(0, stop(&ctrs[i], self->pid[i]));
 		self->pid[i] = 0;
@@ -976,7 +1032,7 @@ TEST_F(io, rmdir_and_unload_let_held_bios_go)
 	EXPECT_EQ(2, iostat("g/c", devno, "rbps_max"));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	usleep(300000);
+	usleep(rg_scaled(300000, 150000));
 	ASSERT_EQ(0, ld(&ctrs[0].bytes));
 	ASSERT_EQ(0, rg_rmdir("g/c"));
 	EXPECT_EQ(0, reads_within(&ctrs[0], 5));
@@ -990,7 +1046,7 @@ TEST_F(io, rmdir_and_unload_let_held_bios_go)
 	ASSERT_EQ(0, shares_set("h", "max_shares", 0));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "h", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	usleep(300000);
+	usleep(rg_scaled(300000, 150000));
 	ASSERT_EQ(0, ld(&ctrs[0].bytes));
 	ASSERT_EQ(0, rg_rmmod("rg_io"));
 	EXPECT_EQ(0, reads_within(&ctrs[0], 5));
