@@ -418,6 +418,7 @@ FIXTURE_TEARDOWN(io)
 {
 	int i;
 
+
 	for (i = 0; i < NCTR; i++)
 		if (self->pid[i] > 0)
 			stop(&ctrs[i], self->pid[i]);
@@ -545,8 +546,8 @@ TEST_F(io, knobs_follow_shares_and_devices)
 static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 			 int ios)
 {
-	double window = (rg_quick() ? 0.5 : 5), ours, theirs, want;
-	double pct = (rg_quick() ? 10 : 5), apart = (rg_quick() ? 6 : 2);
+	double window = (rg_quick() ? 0.3 : 5), ours, theirs, want;
+	double pct = (rg_quick() ? 10 : 5), apart = (rg_quick() ? 8 : 2);
 	int bs = ios ? 4096 : 16384;
 	char buf[128];
 
@@ -627,8 +628,8 @@ TEST_F(io, unchanged_lines_not_rewritten_devices_rewrites_all)
  */
 TEST_F(io, nested_ceilings_the_tighter_holds)
 {
-	double window = (rg_quick() ? 0.4 : 2), a, t[4];
-	double pct = (rg_quick() ? 10 : 5);
+	double window = (rg_quick() ? 0.25 : 2), a, t[4];
+	double pct = (rg_quick() ? 10 : 5), warm = (rg_quick() ? 0.1 : 0.2);
 	long n[4];
 
 	ASSERT_EQ(0, only("rbps", CAP_BPS));
@@ -636,14 +637,14 @@ TEST_F(io, nested_ceilings_the_tighter_holds)
 	ASSERT_EQ(0, rg_mkdir("g/d"));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	a = rate(&ctrs[0], 0, 0.2, window);
+	a = rate(&ctrs[0], 0, warm, window);
 	EXPECT_TRUE(near("g/c under g's ceiling", a, G_BPS, pct));
 	/* (a fresh reader each time: none waits under the old ceiling) */
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	ASSERT_EQ(0, shares_set("g/c", "max_shares", 50));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	EXPECT_TRUE(near("g/c's own ceiling", rate(&ctrs[0], 0, 0.2, window),
+	EXPECT_TRUE(near("g/c's own ceiling", rate(&ctrs[0], 0, warm, window),
 			 G_BPS / 2, pct));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	ASSERT_EQ(0, shares_set("g/c", "max_shares", 100));
@@ -651,7 +652,7 @@ TEST_F(io, nested_ceilings_the_tighter_holds)
 	ASSERT_LT(0, self->pid[0]);
 	self->pid[1] = reader(&ctrs[1], NB, NULL, "g/d", 16384, 16 * MIB);
 	ASSERT_LT(0, self->pid[1]);
-	usleep(rg_scaled(500000, 300000));
+	usleep(rg_scaled(500000, 200000));
 	t[0] = sample(&ctrs[0], 0, &n[0]);
 	t[1] = sample(&ctrs[1], 0, &n[1]);
 	usleep(window * 1e6);
@@ -672,7 +673,7 @@ TEST_F(io, nested_ceilings_the_tighter_holds)
  */
 TEST_F(io, precedence_over_io_cgroups)
 {
-	double window = (rg_quick() ? 0.5 : 2), pct = (rg_quick() ? 10 : 5);
+	double window = (rg_quick() ? 0.3 : 2), pct = (rg_quick() ? 10 : 5);
 	char buf[128];
 
 	ASSERT_EQ(0, only("rbps", CAP_BPS));
@@ -692,7 +693,7 @@ TEST_F(io, precedence_over_io_cgroups)
 	 * of ours; 256 KiB/s in 4 KiB reads came out 6-10 % off at times)
 	 */
 	EXPECT_TRUE(near("in the cgroup, the root group",
-			 rate(&ctrs[0], 0, rg_quick() ? 0.2 : 0.5, window),
+			 rate(&ctrs[0], 0, rg_quick() ? 0.1 : 0.5, window),
 			 G_BPS / 4, rg_quick() ? 25 : 15));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	self->pid[0] = 0;
@@ -714,7 +715,7 @@ static int queue_set(const char *dev, const char *file, const char *val)
 static double share_ratio(struct __test_metadata *_metadata, pid_t *pid,
 			  const char *a, const char *b, int groups, int n)
 {
-	double window = (rg_quick() ? 0.7 : 4);
+	double window = (rg_quick() ? 0.4 : 4);
 	long a0 = 0, b0 = 0, a1 = 0, b1 = 0;
 	int i;
 
@@ -726,7 +727,7 @@ static double share_ratio(struct __test_metadata *_metadata, pid_t *pid,
 		if (pid[i] <= 0)
 			return -1;
 	}
-	usleep(rg_scaled(500000, 200000));
+	usleep(rg_scaled(500000, 150000));
 	for (i = 0; i < 2 * n; i++)
 		*(i % 2 ? &b0 : &a0) += ld(&ctrs[i].bytes);
 	usleep(window * 1e6);
@@ -784,7 +785,7 @@ TEST_F(io, guarantee_3_to_1_on_iocost)
 	ASSERT_EQ(0, rg_write(CGROOT "/io.cost.qos", buf));
 	guarantees_3_to_1(_metadata);
 	ours = share_ratio(_metadata, self->pid, "a", "b", 1, 1);
-	/* (quick: 0.7 s, some 90 reads of 64 KiB: one of b's is 0.2) */
+	/* (quick: 0.4 s, some 50 reads of 64 KiB: one of b's is 0.25) */
 	EXPECT_LE(rg_quick() ? 2.25 : 2.5, ours);
 	EXPECT_GE(rg_quick() ? 3.75 : 3.5, ours);
 	/* (cgroup's, for comparison: the full tier) */
@@ -948,7 +949,8 @@ static int reads_more(struct ctr *c, long n, double secs)
  */
 TEST_F(io, moves_rmdir_and_unload_during_io)
 {
-	double window = (rg_quick() ? 0.5 : 2), t0, t1, r, h_bps;
+	double window = (rg_quick() ? 0.3 : 2), t0, t1, r, h_bps;
+	long pause = rg_scaled(200000, 100000);
 	long n0, n1, s0, s1;
 	int i;
 
@@ -962,10 +964,10 @@ TEST_F(io, moves_rmdir_and_unload_during_io)
 		ASSERT_LT(0, self->pid[i]);
 	}
 	/* g's ceiling holds g and g/c's two (16 KiB reads: 64 a second) */
-	EXPECT_GT(G_BPS * 1.2, rate(&ctrs[2], 0, 0.2, 0.3));
+	EXPECT_GT(G_BPS * 1.2, rate(&ctrs[2], 0, pause / 1e6, 0.3));
 	/* From g/c to h: h's ceiling and stats (one read in flight each end) */
 	ASSERT_EQ(0, rg_move("h", self->pid[1]));
-	usleep(200000);
+	usleep(pause);
 	s0 = iostat("h", devno, "rbytes");
 	t0 = sample(&ctrs[1], 0, &n0);
 	usleep(window * 1e6);
@@ -981,11 +983,11 @@ TEST_F(io, moves_rmdir_and_unload_during_io)
 	EXPECT_GE(n1 - n0 + 2 * 16384, s1 - s0);
 	ASSERT_EQ(0, rg_move("", self->pid[1]));
 	ASSERT_EQ(0, rg_move("g/c", self->pid[0]));
-	usleep(200000);
+	usleep(pause);
 	ASSERT_EQ(0, rg_rmdir("g/c"));
 	EXPECT_EQ(1, rg_is_member("g", self->pid[2]));
 	ASSERT_EQ(0, rg_move("g", self->pid[1]));
-	usleep(200000);
+	usleep(pause);
 	ASSERT_EQ(0, rg_rmdir("h"));
 	ASSERT_EQ(0, rg_rmmod("rg_io"));
 	/*
@@ -1032,7 +1034,7 @@ TEST_F(io, rmdir_and_unload_let_held_bios_go)
 	EXPECT_EQ(2, iostat("g/c", devno, "rbps_max"));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	usleep(rg_scaled(300000, 150000));
+	usleep(rg_scaled(300000, 100000));
 	ASSERT_EQ(0, ld(&ctrs[0].bytes));
 	ASSERT_EQ(0, rg_rmdir("g/c"));
 	EXPECT_EQ(0, reads_within(&ctrs[0], 5));
@@ -1046,7 +1048,7 @@ TEST_F(io, rmdir_and_unload_let_held_bios_go)
 	ASSERT_EQ(0, shares_set("h", "max_shares", 0));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "h", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	usleep(rg_scaled(300000, 150000));
+	usleep(rg_scaled(300000, 100000));
 	ASSERT_EQ(0, ld(&ctrs[0].bytes));
 	ASSERT_EQ(0, rg_rmmod("rg_io"));
 	EXPECT_EQ(0, reads_within(&ctrs[0], 5));
