@@ -27,11 +27,16 @@
  * Rates are taken between the ends of two I/Os (no I/O counted in
  * part), after a warm-up.
  *
- * Quick tier (RG_TIER=quick): windows of 1.5 s instead of 5 (ceilings
- * against cgroup's: 0.7 s gave up to 2.3 % between the two, blk-throttle
- * waits whole jiffies), 0.7 s and 1 s instead of 2 (nested, precedence),
- * 1 s instead of 4 (weights; cgroup's iocost ratio and the BFQ test
- * left to the full tier), 1 MiB written instead of 4.
+ * Quick tier (RG_TIER=quick; the file within 15-18 s, most of it the
+ * fixture's module loads and null_blk devices): windows of 0.3 s
+ * instead of 5 (ceilings against cgroup's, bounds 10 % and 8 % apart
+ * instead of 5 % and 2 %: 0.3 s gave up to 3.9 % and 3.7 %,
+ * blk-throttle waits whole jiffies), 0.25 s and 0.3 s instead of 2
+ * (nested, precedence, moves; bounds 10 % and 25 %), 0.4 s instead of 4
+ * (the iocost ratio, 3 +- 0.75 instead of 0.5; cgroup's ratio and the
+ * BFQ case left to the full tier), 512 KiB written instead of 4 MiB.
+ * Wall-time bounds are only ever ones that host load cannot break: a
+ * least time (a held write), or bytes done within a generous time.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -417,7 +422,6 @@ FIXTURE_SETUP(io)
 FIXTURE_TEARDOWN(io)
 {
 	int i;
-
 
 	for (i = 0; i < NCTR; i++)
 		if (self->pid[i] > 0)
@@ -957,7 +961,10 @@ TEST_F(io, moves_rmdir_and_unload_during_io)
 	ASSERT_EQ(0, rg_mkdir("g/c"));
 	ASSERT_EQ(0, rg_mkdir("h"));
 	ASSERT_EQ(0, shares_set("h", "max_shares", 10));
-	h_bps = CAP_BPS / 10.0;
+	/* h's: 10 % of each key; 16 KiB reads at 20 a second the tighter */
+	h_bps = CAP_IOPS / 10.0 * 16384;
+	if (h_bps > CAP_BPS / 10.0)
+		h_bps = CAP_BPS / 10.0;
 	for (i = 0; i < 3; i++) {
 		self->pid[i] = reader(&ctrs[i], NB, NULL, i ? "g/c" : "g",
 				      16384, i * 16 * MIB);
@@ -975,8 +982,8 @@ TEST_F(io, moves_rmdir_and_unload_during_io)
 	s1 = iostat("h", devno, "rbytes");
 	ASSERT_LT(t0, t1);
 	r = (n1 - n0) / (t1 - t0);
-	near("moved to h, under h's ceiling", r, h_bps, 15);
-	EXPECT_GE(h_bps * 1.15, r);
+	near("moved to h, under h's ceiling", r, h_bps, 10);
+	EXPECT_GE(h_bps * 1.10, r);
 	EXPECT_LT(0, n1 - n0);
 	fprintf(stderr, "# read %ld bytes, h's stats %ld\n", n1 - n0, s1 - s0);
 	EXPECT_LE(n1 - n0 - 2 * 16384, s1 - s0);
