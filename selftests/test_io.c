@@ -326,12 +326,33 @@ static char devno[32];
 
 /*
  * Set when NB2 has iocost on: its removal then waits for the removed
- * cgroups' and shadows' blkgs to be freed first. 6.1's del_gendisk()
+ * cgroups' and shadows' blkgs to be freed first (dying_gone()). 6.1's del_gendisk()
  * frees iocost's ioc (ioc_rqos_exit()) while a blkg being freed may still
  * reach it from blkg_free_workfn() -> ioc_pd_free(): a use-after-free in
  * the kernel (KASAN saw it once in a full run), not ours.
  */
 static int nb2_iocost;
+
+/*
+ * Wait until no removed cgroup is left dying (the root's cgroup.stat:
+ * their css's, and so their blkgs, are freed), up to 10 s, and a little
+ * more for the blkgs' free work.
+ */
+static void dying_gone(void)
+{
+	char buf[256], *p;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (rg_read(CGROOT "/cgroup.stat", buf, sizeof(buf)) < 0)
+			break;
+		p = strstr(buf, "nr_dying_descendants ");
+		if (!p || !atoi(p + strlen("nr_dying_descendants ")))
+			break;
+		usleep(10000);
+	}
+	usleep(300000);
+}
 
 /* `devices` for the test's device at the capacities above. */
 static int devices_set_default(void)
@@ -440,7 +461,7 @@ FIXTURE_TEARDOWN(io)
 	rmdir(CGA);
 	rmdir(CGB);
 	if (nb2_iocost)
-		usleep(500000);
+		dying_gone();
 	nullb_remove(NB);
 	nullb_remove(NB2);
 }
