@@ -81,7 +81,7 @@ int rg_module_loaded(const char *name)
 void rg_unload_all(void)
 {
 	static const char * const mods[] = {
-		"rg_memory",
+		"rg_io", "rg_memory",
 		"rg_cpu", "rg_kmem", "rg_numtasks", "rg_kmem_alloc", "rg_test_ctl",
 		"rg_test_ctl2", "rg_hooks_test", "rg_show_page",
 		"res_groups",

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rgctl stats: one table per controller, one row per group, a column per
- * key of the controller's stats lines (res=NAME,KEY=VALUE,...), so a new
- * controller needs nothing here. With -w the tables are redrawn every
- * SECONDS and counters show their change since the last draw.
+ * rgctl stats: one table per controller, one row per group (per group and
+ * device for io), a column per key of the controller's stats lines
+ * (res=NAME,KEY=VALUE,...), so a new controller needs nothing here. With
+ * -w the tables are redrawn every SECONDS and counters show their change
+ * since the last draw.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -93,9 +94,10 @@ static int collect(const char *g, int depth, void *arg)
 }
 
 /*
- * Counters (shown with their change): keys ending in "cnt", "_count" or
- * "_usec", or starting with "nr_" (numtasks' failcnt, cpu's usage_usec,
- * nr_periods...). Everything else is a level (held, limit, ...).
+ * Counters (shown with their change): keys ending in "cnt", "_count",
+ * "_usec", "bytes" or "ios", or starting with "nr_" (numtasks' failcnt,
+ * cpu's usage_usec, nr_periods, io's rbytes, wios...). Everything else is
+ * a level (held, limit, ...).
  */
 static int is_counter(const char *key)
 {
@@ -104,18 +106,35 @@ static int is_counter(const char *key)
 	return (n >= 3 && !strcmp(key + n - 3, "cnt")) ||
 	       (n >= 6 && !strcmp(key + n - 6, "_count")) ||
 	       (n >= 5 && !strcmp(key + n - 5, "_usec")) ||
+	       (n >= 5 && !strcmp(key + n - 5, "bytes")) ||
+	       (n >= 3 && !strcmp(key + n - 3, "ios")) ||
 	       !strncmp(key, "nr_", 3);
 }
 
-static const char *prev_value(const struct sample *prev, const char *group,
-			      const char *res, const char *key)
+/*
+ * A row's device, for a controller with a line per device (io's
+ * dev=MAJ:MIN), else "": rows of a group and controller differ by it.
+ */
+static const char *row_dev(const struct stat_row *r)
+{
+	int k;
+
+	for (k = 0; k < r->n; k++)
+		if (!strcmp(r->key[k], "dev"))
+			return r->val[k];
+	return "";
+}
+
+static const char *prev_value(const struct sample *prev,
+			      const struct stat_row *row, const char *key)
 {
 	int i, k;
 
 	for (i = 0; prev && i < prev->n; i++) {
 		const struct stat_row *r = &prev->rows[i];
 
-		if (strcmp(r->group, group) || strcmp(r->res, res))
+		if (strcmp(r->group, row->group) || strcmp(r->res, row->res) ||
+		    strcmp(row_dev(r), row_dev(row)))
 			continue;
 		for (k = 0; k < r->n; k++)
 			if (!strcmp(r->key[k], key))
@@ -177,8 +196,8 @@ static void draw(const struct sample *s, const struct sample *prev)
 			table_set(&t, r, 1, "%s", res);
 			for (k = 0; k < row->n; k++) {
 				int c = key_col(cols, &ncols, row->key[k]);
-				const char *old = prev_value(prev, row->group,
-							     res, row->key[k]);
+				const char *old = prev_value(prev, row,
+							     row->key[k]);
 				long long delta;
 
 				if (c < 0)

@@ -1,0 +1,1076 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The io controller (docs/res_groups.rst, "The io controller"): the
+ * shadows' io.max lines and weights from the shares and the `devices`
+ * parameter, O_DIRECT read ceilings (bytes and I/Os a second) against
+ * cgroup's io.max at the same value, nested ceilings, precedence over io
+ * cgroups, a 3:1 guarantee on BFQ against cgroup's weights 300:100,
+ * buffered writes with and without the memory controller, moves, rmdir
+ * and unload during I/O, bad `devices` input, partitions, the stats
+ * lines and their reset.
+ *
+ * Method: a memory-backed null_blk device made through configfs for each
+ * test (a fresh device: its page cache and writeback state start clean),
+ * with a node of our own in /run. Readers and writers are children of the
+ * test that place themselves (an io cgroup, then a group) and count what
+ * they did in shared memory; the test stays in the root group and the
+ * root cgroup, samples the counts over a window and tells them to stop:
+ * each must then end by itself. A rate is what was done over the window
+ * on the guest's clock, which blk-throttle's slices follow; a share is
+ * what each reader did in the same window.
+ *
+ * Numbers: the device's capacity in `devices` is 4 MiB/s and 200 I/Os a
+ * second each way, the root's divisor 100: g (max_shares 25) has a
+ * ceiling of 1 MiB/s and 50 reads a second; reads are 16 KiB (64 a
+ * second at the ceiling) or 4 KiB for I/Os.
+ *
+ * Rates are taken between the ends of two I/Os (no I/O counted in
+ * part), after a warm-up.
+ *
+ * Quick tier (RG_TIER=quick): windows of 1.5 s instead of 5 (ceilings
+ * against cgroup's: 0.7 s gave up to 2.3 % between the two, blk-throttle
+ * waits whole jiffies) and 0.7 s instead of 2 (nested, precedence), 1 s instead of 4 (weights; cgroup's iocost
+ * ratio and the BFQ test left to the full tier), 1 MiB written instead
+ * of 4.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/blkpg.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "rg_util.h"
+
+#define IO_KO "module/rg_io.ko"
+#define MEMORY_KO "module/rg_memory.ko"
+#define DEVICES "/sys/module/rg_io/parameters/devices"
+#define SHADOWS "/sys/fs/cgroup/res_groups"
+#define CGROOT "/sys/fs/cgroup"
+#define CGA CGROOT "/rgio_a"
+#define CGB CGROOT "/rgio_b"
+#define NULLB_CFGS "/sys/kernel/config/nullb"
+#define NB "rgio_nullb"
+#define NB2 "rgio_nullb2"
+#define NB_MIB 64
+#define MIB (1024L * 1024)
+/* The device's capacity per key in `devices`. */
+#define CAP_BPS (4 * MIB)
+#define CAP_IOPS 200L
+/* g's ceilings (max_shares 25 of 100). */
+#define G_BPS (CAP_BPS / 4)
+#define G_IOPS (CAP_IOPS / 4)
+
+/* What a reader or writer did, shared with the test. */
+struct ctr {
+	long bytes;
+	long ios;
+	long ns;	/* when the last I/O counted ended (CLOCK_MONOTONIC) */
+	long usec;	/* a writer's time, write to fsync's end */
+	int stop;
+	int ready;
+};
+
+#define NCTR 4
+static struct ctr *ctrs;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long ld(long *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* NULLB_CFGS/@name/@file = @val; 0 or -errno. */
+static int nb_set(const char *name, const char *file, const char *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), NULLB_CFGS "/%s/%s", name, file);
+	return rg_write(path, val);
+}
+
+/*
+ * A null_blk device NAME of NB_MIB MiB, node /run/NAME. With @mbps, a
+ * bottleneck: that many MiB/s, one request at a time (the scheduler, not
+ * the device's queue, then decides whose goes next).
+ */
+static int nullb_make(const char *name, int mbps, char *devno, size_t size)
+{
+	char path[PATH_MAX], size_mib[16], limit[16], buf[64];
+	unsigned int maj, min;
+
+	/* null_blk as a module: none of its own devices (built in: configfs) */
+	if (access(NULLB_CFGS, F_OK) && !rg_module_loaded("null_blk") &&
+	    system("modprobe null_blk nr_devices=0 2>/dev/null"))
+		return -1;
+	snprintf(path, sizeof(path), NULLB_CFGS "/%s", name);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(size_mib, sizeof(size_mib), "%d", NB_MIB);
+	snprintf(limit, sizeof(limit), "%d", mbps);
+	if (nb_set(name, "size", size_mib) ||
+	    nb_set(name, "memory_backed", "1") ||
+	    nb_set(name, "blocksize", "4096") ||
+	    (mbps && nb_set(name, "mbps", limit)) ||
+	    (mbps && nb_set(name, "hw_queue_depth", "1")) ||
+	    nb_set(name, "power", "1"))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
+	if (rg_read(path, buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%u:%u", &maj, &min) != 2)
+		return -1;
+	snprintf(devno, size, "%u:%u", maj, min);
+	snprintf(path, sizeof(path), "/run/%s", name);
+	unlink(path);
+	return mknod(path, S_IFBLK | 0600, makedev(maj, min));
+}
+
+static void nullb_remove(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/run/%s", name);
+	unlink(path);
+	snprintf(path, sizeof(path), NULLB_CFGS "/%s/power", name);
+	rg_write(path, "0");
+	snprintf(path, sizeof(path), NULLB_CFGS "/%s", name);
+	rmdir(path);
+}
+
+/* Join @cgroup (unless NULL), then @group (unless NULL); 0 or an exit code. */
+static int place(const char *cgroup, const char *group)
+{
+	char path[PATH_MAX], pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (cgroup) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
+		if (rg_write(path, pid))
+			return 10;
+	}
+	if (group && rg_move(group, getpid()))
+		return 11;
+	return 0;
+}
+
+/*
+ * A child that places itself, then reads /run/@dev with O_DIRECT, @bs
+ * bytes at a time from @off on (wrapping in 16 MiB), counting into @c,
+ * until told to stop. Exit codes 10-13: a step failed.
+ */
+static pid_t reader(struct ctr *c, const char *dev, const char *cgroup,
+		    const char *group, int bs, long off)
+{
+	char node[64];
+	pid_t child;
+	long pos = 0;
+	void *buf;
+	int fd, i;
+
+	memset(c, 0, sizeof(*c));
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (!child) {
+		int st = place(cgroup, group);
+
+		if (st)
+			_exit(st);
+		snprintf(node, sizeof(node), "/run/%s", dev);
+		fd = open(node, O_RDONLY | O_DIRECT);
+		if (fd < 0 || posix_memalign(&buf, 4096, bs))
+			_exit(12);
+		__atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+			if (pread(fd, buf, bs, off + pos) != bs)
+				_exit(13);
+			pos = (pos + bs) % (16 * MIB);
+			__atomic_add_fetch(&c->bytes, bs, __ATOMIC_RELEASE);
+			__atomic_add_fetch(&c->ios, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->ns, (long)(now() * 1e9),
+					 __ATOMIC_RELEASE);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < 2000 && !__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE);
+	     i++) {
+		if (waitpid(child, NULL, WNOHANG) == child)
+			return -1;
+		usleep(5000);
+	}
+	return child;
+}
+
+/*
+ * Tell @c's child to stop and wait up to 20 s for it to end by itself:
+ * its exit status, or -1 (killed: it did not end).
+ */
+static int stop(struct ctr *c, pid_t pid)
+{
+	int i, st;
+
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 2000; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		usleep(10000);
+	}
+	rg_kill(pid);
+	return -1;
+}
+
+/* @c's bytes (or I/Os) and when the last of them ended, in s. */
+static double sample(struct ctr *c, int ios, long *n)
+{
+	long t;
+
+	do {
+		t = ld(&c->ns);
+		*n = ios ? ld(&c->ios) : ld(&c->bytes);
+	} while (t != ld(&c->ns));
+	return t / 1e9;
+}
+
+/*
+ * After @warm s, @c's bytes (or I/Os) a second over about @window s:
+ * between the ends of two I/Os, so that no part of one is counted.
+ */
+static double rate(struct ctr *c, int ios, double warm, double window)
+{
+	long n0, n1;
+	double t0, t1;
+
+	usleep(warm * 1e6);
+	t0 = sample(c, ios, &n0);
+	usleep(window * 1e6);
+	t1 = sample(c, ios, &n1);
+	return t1 > t0 ? (n1 - n0) / (t1 - t0) : 0;
+}
+
+/* Write res=io,KEY=VAL to group's shares; 0 or -errno. */
+static int shares_set(const char *group, const char *key, long val)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "res=io,%s=%ld", key, val);
+	return rg_set(group, "shares", buf);
+}
+
+/* A shadow's file into buf; its length or -errno. */
+static ssize_t shadow_read(const char *group, const char *file, char *buf,
+			   size_t size)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), SHADOWS "/%s/%s", group, file);
+	return rg_read(path, buf, size);
+}
+
+/* The value of key in group's io stats line of device @dev; LONG_MIN if none. */
+static long iostat(const char *group, const char *dev, const char *key)
+{
+	char buf[8192], want[64], *line, *p, *save = NULL;
+	size_t klen;
+
+	if (rg_read(rg_path(buf, sizeof(buf), group, "stats"), buf,
+		    sizeof(buf)) < 0)
+		return LONG_MIN;
+	snprintf(want, sizeof(want), "res=io,dev=%s,", dev);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		klen = strlen(key);
+		for (p = strchr(line, ','); p; p = strchr(p + 1, ','))
+			if (!strncmp(p + 1, key, klen) && p[1 + klen] == '=')
+				return atol(p + 2 + klen);
+	}
+	return LONG_MIN;
+}
+
+/* Whether @v is within @pct % of @want; logs both. */
+static int near(const char *what, double v, double want, double pct)
+{
+	double err = (v - want) / want * 100;
+
+	fprintf(stderr, "# %s: %.1f, want %.1f (%+.2f %%, bound %.1f %%)\n",
+		what, v, want, err, pct);
+	return err <= pct && err >= -pct;
+}
+
+static char devno[32];
+
+/* `devices` for the test's device at the capacities above. */
+static int devices_set_default(void)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s rbps=%ld wbps=%ld riops=%ld wiops=%ld",
+		 devno, CAP_BPS, CAP_BPS, CAP_IOPS, CAP_IOPS);
+	return rg_write(DEVICES, buf);
+}
+
+/* `devices` with only @key at @val for the test's device. */
+static int devices_only(const char *key, long val)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s %s=%ld", devno, key, val);
+	return rg_write(DEVICES, buf);
+}
+
+/*
+ * Wait up to 5 s for a shadow's file to read @want (a parameter write
+ * queues its shadow writes, nobody waits for them); 0 or -1.
+ */
+static int shadow_wait(const char *group, const char *file, const char *want)
+{
+	char buf[4096];
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (shadow_read(group, file, buf, sizeof(buf)) >= 0 &&
+		    !strcmp(buf, want))
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* Only @key limited (at the capacity), g's line waited for; 0 or -1. */
+static int only(const char *key, long cap)
+{
+	char want[128];
+	int i, n;
+
+	if (devices_only(key, cap))
+		return -1;
+	n = snprintf(want, sizeof(want), "%s", devno);
+	for (i = 0; i < 4; i++) {
+		static const char * const keys[] = {
+			"rbps", "wbps", "riops", "wiops",
+		};
+
+		if (strcmp(keys[i], key))
+			n += snprintf(want + n, sizeof(want) - n, " %s=max",
+				      keys[i]);
+		else
+			n += snprintf(want + n, sizeof(want) - n, " %s=%ld",
+				      keys[i], cap / 4);
+	}
+	snprintf(want + n, sizeof(want) - n, "\n");
+	return shadow_wait("g", "io.max", want);
+}
+
+FIXTURE(io) {
+	pid_t pid[NCTR];
+};
+
+FIXTURE_SETUP(io)
+{
+	char mark[128];
+
+	snprintf(mark, sizeof(mark), "rg_test_io: %s", _metadata->name);
+	rg_write("/dev/kmsg", mark);
+	memset(self->pid, 0, sizeof(self->pid));
+	if (!ctrs) {
+		ctrs = mmap(NULL, NCTR * sizeof(*ctrs), PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, ctrs);
+	}
+	rg_unload_all();
+	rmdir(CGA);
+	rmdir(CGB);
+	nullb_remove(NB);
+	nullb_remove(NB2);
+	if (nullb_make(NB, 0, devno, sizeof(devno))) {
+		nullb_remove(NB);
+		SKIP(return, "no null_blk device (CONFIG_BLK_DEV_NULL_BLK)");
+	}
+	rg_write(CGROOT "/cgroup.subtree_control", "+io");
+	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
+	ASSERT_EQ(0, rg_insmod(IO_KO, NULL));
+	ASSERT_EQ(0, devices_set_default());
+	ASSERT_EQ(0, rg_mkdir("g"));
+	ASSERT_EQ(0, shares_set("g", "max_shares", 25));
+}
+
+FIXTURE_TEARDOWN(io)
+{
+	int i;
+
+	for (i = 0; i < NCTR; i++)
+		if (self->pid[i] > 0)
+			stop(&ctrs[i], self->pid[i]);
+	rg_remove_all_groups();
+	rg_unload_all();
+	rmdir(CGA);
+	rmdir(CGB);
+	nullb_remove(NB);
+	nullb_remove(NB2);
+}
+
+/*
+ * The knobs: g's io.max line from the shares and `devices` (keys not
+ * given: max; a group without max_shares: none, its parent bounds it),
+ * a device added after load, one removed, the weights of siblings, and
+ * the stats line's ceilings and weight.
+ */
+TEST_F(io, knobs_follow_shares_and_devices)
+{
+	char buf[4096], want[256], dev2[32];
+
+	snprintf(want, sizeof(want),
+		 "%s rbps=%ld wbps=%ld riops=%ld wiops=%ld\n", devno, G_BPS,
+		 G_BPS, G_IOPS, G_IOPS);
+	ASSERT_LT(0, shadow_read("g", "io.max", buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf);
+	EXPECT_EQ(G_BPS, iostat("g", devno, "rbps_max"));
+	EXPECT_EQ(G_IOPS, iostat("g", devno, "wiops_max"));
+	EXPECT_EQ(CAP_BPS, iostat("", devno, "rbps_max"));
+	EXPECT_EQ(0, iostat("", devno, "weight"));
+	EXPECT_EQ(100, iostat("g", devno, "weight"));
+
+	/* A child without max_shares: no line, the parent's bound shown. */
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	ASSERT_LE(0, shadow_read("g/c", "io.max", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+	EXPECT_EQ(G_BPS, iostat("g/c", devno, "rbps_max"));
+	ASSERT_EQ(0, shares_set("g/c", "max_shares", 50));
+	EXPECT_EQ(G_BPS / 2, iostat("g/c", devno, "rbps_max"));
+	/* The parent's divisor scales it. */
+	ASSERT_EQ(0, rg_set("g", "shares", "res=io,child_shares_divisor=200"));
+	EXPECT_EQ(G_BPS / 4, iostat("g/c", devno, "rbps_max"));
+	snprintf(want, sizeof(want),
+		 "%s rbps=%ld wbps=%ld riops=%ld wiops=%ld\n", devno,
+		 G_BPS / 4, G_BPS / 4, G_IOPS / 4, G_IOPS / 4);
+	ASSERT_LT(0, shadow_read("g/c", "io.max", buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf);
+
+	/* Only rbps given: the other keys max; a second device, added now. */
+	ASSERT_EQ(0, nullb_make(NB2, 0, dev2, sizeof(dev2)));
+	snprintf(buf, sizeof(buf), "%s rbps=%ld;%s wiops=1000", devno,
+		 CAP_BPS, dev2);
+	ASSERT_EQ(0, rg_write(DEVICES, buf));
+	/* (io.max lists the newest device first) */
+	snprintf(want, sizeof(want),
+		 "%s rbps=max wbps=max riops=max wiops=250\n%s rbps=%ld wbps=max riops=max wiops=max\n",
+		 dev2, devno, G_BPS);
+	EXPECT_EQ(0, shadow_wait("g", "io.max", want));
+	EXPECT_EQ(0, iostat("g", devno, "wbps_max"));
+	EXPECT_EQ(250, iostat("g", dev2, "wiops_max"));
+	ASSERT_LT(0, rg_read(DEVICES, buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "%s rbps=%ld;%s wiops=1000\n", devno,
+		 CAP_BPS, dev2);
+	EXPECT_STREQ(want, buf);
+	/* The first device removed: its lines go. */
+	snprintf(buf, sizeof(buf), "%s wiops=1000", dev2);
+	ASSERT_EQ(0, rg_write(DEVICES, buf));
+	snprintf(want, sizeof(want), "%s rbps=max wbps=max riops=max wiops=250\n",
+		 dev2);
+	EXPECT_EQ(0, shadow_wait("g", "io.max", want));
+	EXPECT_EQ(LONG_MIN, iostat("g", devno, "rbytes"));
+	/* None: no lines, no stats. */
+	ASSERT_EQ(0, rg_write(DEVICES, "\n"));
+	EXPECT_EQ(0, shadow_wait("g", "io.max", ""));
+	EXPECT_EQ(LONG_MIN, iostat("g", dev2, "rbytes"));
+	ASSERT_LT(0, rg_read(DEVICES, buf, sizeof(buf)));
+	EXPECT_STREQ("\n", buf);
+
+	/*
+	 * Weights: g/c (min 150 of 200) and g/d (no guarantee) share g's
+	 * 200: g/d's part is 50, a unit of 100; g/c's 300. g/e guaranteed
+	 * 0: 1. Both files, the stats line.
+	 */
+	ASSERT_EQ(0, devices_set_default());
+	ASSERT_EQ(0, shares_set("g/c", "max_shares", -3));
+	ASSERT_EQ(0, rg_mkdir("g/d"));
+	ASSERT_EQ(0, shares_set("g/c", "min_shares", 150));
+	ASSERT_LT(0, shadow_read("g/c", "io.weight", buf, sizeof(buf)));
+	EXPECT_STREQ("default 300\n", buf);
+	ASSERT_LT(0, shadow_read("g/c", "io.bfq.weight", buf, sizeof(buf)));
+	EXPECT_STREQ("default 300\n", buf);
+	ASSERT_LT(0, shadow_read("g/d", "io.bfq.weight", buf, sizeof(buf)));
+	EXPECT_STREQ("default 100\n", buf);
+	EXPECT_EQ(300, iostat("g/c", devno, "weight"));
+	EXPECT_EQ(100, iostat("g/d", devno, "weight"));
+	/* A second unguaranteed child: each takes 25, g/c's 150 is 600. */
+	ASSERT_EQ(0, rg_mkdir("g/e"));
+	ASSERT_LT(0, shadow_read("g/c", "io.bfq.weight", buf, sizeof(buf)));
+	EXPECT_STREQ("default 600\n", buf);
+	EXPECT_EQ(100, iostat("g/e", devno, "weight"));
+	/* Past 1000: the largest part is 1000 (190 vs 5 each: 1000, 26). */
+	ASSERT_EQ(0, shares_set("g/c", "min_shares", 190));
+	EXPECT_EQ(1000, iostat("g/c", devno, "weight"));
+	EXPECT_EQ(26, iostat("g/d", devno, "weight"));
+	ASSERT_LT(0, shadow_read("g/d", "io.weight", buf, sizeof(buf)));
+	EXPECT_STREQ("default 26\n", buf);
+	/* Guaranteed 0: 1; g fully promised: the unguaranteed 1. */
+	ASSERT_EQ(0, shares_set("g/e", "min_shares", 0));
+	ASSERT_EQ(0, shares_set("g/c", "min_shares", 200));
+	EXPECT_EQ(1000, iostat("g/c", devno, "weight"));
+	EXPECT_EQ(1, iostat("g/d", devno, "weight"));
+	EXPECT_EQ(1, iostat("g/e", devno, "weight"));
+	/* The rmdir of the guaranteed: the others' weights again. */
+	ASSERT_EQ(0, rg_rmdir("g/c"));
+	EXPECT_EQ(100, iostat("g/d", devno, "weight"));
+	EXPECT_EQ(1, iostat("g/e", devno, "weight"));
+	ASSERT_LT(0, shadow_read("g/d", "io.weight", buf, sizeof(buf)));
+	EXPECT_STREQ("default 100\n", buf);
+}
+
+/*
+ * One ceiling measured in g and in a plain cgroup with io.max at the
+ * same value: each within 5 % of it, ours within 2 % of cgroup's.
+ */
+static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
+			 int ios)
+{
+	double window = (rg_quick() ? 1.5 : 5), ours, theirs, want;
+	int bs = ios ? 4096 : 16384;
+	char buf[128];
+
+	want = ios ? G_IOPS : G_BPS;
+	ASSERT_EQ(0, ios ? only("riops", CAP_IOPS) : only("rbps", CAP_BPS));
+	pid[0] = reader(&ctrs[0], NB, NULL, "g", bs, 0);
+	ASSERT_LT(0, pid[0]);
+	ours = rate(&ctrs[0], ios, 0.2, window);
+	EXPECT_EQ(0, stop(&ctrs[0], pid[0]));
+	pid[0] = 0;
+	EXPECT_TRUE(near(ios ? "group's reads/s" : "group's bytes/s", ours,
+			 want, 5));
+
+	ASSERT_EQ(0, mkdir(CGA, 0755));
+	snprintf(buf, sizeof(buf), "%s %s=%ld", devno, ios ? "riops" : "rbps",
+		 (long)want);
+	ASSERT_EQ(0, rg_write(CGA "/io.max", buf));
+	pid[0] = reader(&ctrs[0], NB, CGA, NULL, bs, 0);
+	ASSERT_LT(0, pid[0]);
+	theirs = rate(&ctrs[0], ios, 0.2, window);
+	EXPECT_EQ(0, stop(&ctrs[0], pid[0]));
+	pid[0] = 0;
+	EXPECT_TRUE(near(ios ? "cgroup's reads/s" : "cgroup's bytes/s",
+			 theirs, want, 5));
+	EXPECT_TRUE(near("group's vs cgroup's", ours, theirs, 2));
+}
+
+TEST_F(io, read_bps_ceiling_as_cgroups)
+{
+	ceiling_pair(_metadata, self->pid, 0);
+}
+
+TEST_F(io, read_iops_ceiling_as_cgroups)
+{
+	ceiling_pair(_metadata, self->pid, 1);
+}
+
+/*
+ * Nested: g/c without a ceiling of its own is held to g's; with one
+ * (half of g's) to its own; two readers in g's children share g's.
+ */
+TEST_F(io, nested_ceilings_the_tighter_holds)
+{
+	double window = (rg_quick() ? 0.7 : 2), a, t[4];
+	long n[4];
+
+	ASSERT_EQ(0, only("rbps", CAP_BPS));
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	ASSERT_EQ(0, rg_mkdir("g/d"));
+	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
+	ASSERT_LT(0, self->pid[0]);
+	a = rate(&ctrs[0], 0, 0.2, window);
+	EXPECT_TRUE(near("g/c under g's ceiling", a, G_BPS, 5));
+	/* (a fresh reader each time: none waits under the old ceiling) */
+	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
+	ASSERT_EQ(0, shares_set("g/c", "max_shares", 50));
+	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
+	ASSERT_LT(0, self->pid[0]);
+	EXPECT_TRUE(near("g/c's own ceiling", rate(&ctrs[0], 0, 0.2, window),
+			 G_BPS / 2, 5));
+	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
+	ASSERT_EQ(0, shares_set("g/c", "max_shares", 100));
+	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
+	ASSERT_LT(0, self->pid[0]);
+	self->pid[1] = reader(&ctrs[1], NB, NULL, "g/d", 16384, 16 * MIB);
+	ASSERT_LT(0, self->pid[1]);
+	usleep(500000);
+	t[0] = sample(&ctrs[0], 0, &n[0]);
+	t[1] = sample(&ctrs[1], 0, &n[1]);
+	usleep(window * 1e6);
+	t[2] = sample(&ctrs[0], 0, &n[2]);
+	t[3] = sample(&ctrs[1], 0, &n[3]);
+	a = (n[2] - n[0]) / (t[2] - t[0]) + (n[3] - n[1]) / (t[3] - t[1]);
+	EXPECT_TRUE(near("g/c and g/d together", a, G_BPS, 5));
+	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
+	EXPECT_EQ(0, stop(&ctrs[1], self->pid[1]));
+	self->pid[0] = 0;
+	self->pid[1] = 0;
+}
+
+/*
+ * Precedence: a reader in a cgroup whose io.max is a quarter of g's and
+ * in g gets g's ceiling; a root-group reader of that cgroup keeps the
+ * cgroup's.
+ */
+TEST_F(io, precedence_over_io_cgroups)
+{
+	double window = (rg_quick() ? 0.7 : 2);
+	char buf[128];
+
+	ASSERT_EQ(0, only("rbps", CAP_BPS));
+	ASSERT_EQ(0, mkdir(CGA, 0755));
+	snprintf(buf, sizeof(buf), "%s rbps=%ld", devno, G_BPS / 4);
+	ASSERT_EQ(0, rg_write(CGA "/io.max", buf));
+	self->pid[0] = reader(&ctrs[0], NB, CGA, "g", 16384, 0);
+	ASSERT_LT(0, self->pid[0]);
+	EXPECT_TRUE(near("in the cgroup and g", rate(&ctrs[0], 0, 0.2, window),
+			 G_BPS, 5));
+	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
+	/* (4 KiB reads: 64 a second, as the others' 16 KiB at 1 MiB/s) */
+	self->pid[0] = reader(&ctrs[0], NB, CGA, NULL, 4096, 0);
+	ASSERT_LT(0, self->pid[0]);
+	EXPECT_TRUE(near("in the cgroup, the root group",
+			 rate(&ctrs[0], 0, 0.2, window), G_BPS / 4, 5));
+	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
+	self->pid[0] = 0;
+}
+
+/* /sys/block/@dev/queue/@file = @val; 0 or -errno. */
+static int queue_set(const char *dev, const char *file, const char *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", dev, file);
+	return rg_write(path, val);
+}
+
+/*
+ * A reader in @a and one in @b (cgroups, or groups if @groups) of NB2,
+ * @n each: a's bytes over b's in the same window.
+ */
+static double share_ratio(struct __test_metadata *_metadata, pid_t *pid,
+			  const char *a, const char *b, int groups, int n)
+{
+	double window = rg_scaled(4, 1);
+	long a0 = 0, b0 = 0, a1 = 0, b1 = 0;
+	int i;
+
+	for (i = 0; i < 2 * n; i++) {
+		const char *where = i % 2 ? b : a;
+
+		pid[i] = reader(&ctrs[i], NB2, groups ? NULL : where,
+				groups ? where : NULL, 65536, i * 16 * MIB);
+		if (pid[i] <= 0)
+			return -1;
+	}
+	usleep(rg_scaled(500000, 300000));
+	for (i = 0; i < 2 * n; i++)
+		*(i % 2 ? &b0 : &a0) += ld(&ctrs[i].bytes);
+	usleep(window * 1e6);
+	for (i = 0; i < 2 * n; i++)
+		*(i % 2 ? &b1 : &a1) += ld(&ctrs[i].bytes);
+	for (i = 0; i < 2 * n; i++) {
+		EXPECT_EQ(0, stop(&ctrs[i], pid[i]));
+		pid[i] = 0;
+	}
+	fprintf(stderr, "# %s %ld bytes, %s %ld bytes: %.3f\n", a, a1 - a0,
+		b, b1 - b0, b1 > b0 ? (double)(a1 - a0) / (b1 - b0) : -1);
+	return b1 > b0 ? (double)(a1 - a0) / (b1 - b0) : -1;
+}
+
+/* Groups a (min_shares 75) and b (25): weights 1000 and 333. */
+static void guarantees_3_to_1(struct __test_metadata *_metadata)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, rg_mkdir("a"));
+	ASSERT_EQ(0, rg_mkdir("b"));
+	ASSERT_EQ(0, shares_set("a", "min_shares", 75));
+	ASSERT_EQ(0, shares_set("b", "min_shares", 25));
+	EXPECT_EQ(1000, iostat("a", devno, "weight"));
+	EXPECT_EQ(333, iostat("b", devno, "weight"));
+	ASSERT_LT(0, shadow_read("b", "io.weight", buf, sizeof(buf)));
+	EXPECT_STREQ("default 333\n", buf);
+	ASSERT_LT(0, shadow_read("a", "io.bfq.weight", buf, sizeof(buf)));
+	EXPECT_STREQ("default 1000\n", buf);
+	ASSERT_EQ(0, mkdir(CGA, 0755));
+	ASSERT_EQ(0, mkdir(CGB, 0755));
+}
+
+/*
+ * The guarantee on iocost: groups a (min_shares 75) and b (25) reading
+ * a device whose iocost model (8 MiB/s, vrate held at 100 %) is the
+ * bottleneck share it 3:1 +- 0.5, as cgroups with io.weight 300 and 100
+ * do (measured too, in the same boot).
+ */
+TEST_F(io, guarantee_3_to_1_on_iocost)
+{
+	char dev2[32], buf[256];
+	double ours, theirs;
+
+	ASSERT_EQ(0, nullb_make(NB2, 0, dev2, sizeof(dev2)));
+	ASSERT_EQ(0, queue_set(NB2, "scheduler", "none"));
+	snprintf(buf, sizeof(buf),
+		 "%s ctrl=user model=linear rbps=8388608 rseqiops=100000 rrandiops=100000 wbps=8388608 wseqiops=100000 wrandiops=100000",
+		 dev2);
+	if (rg_write(CGROOT "/io.cost.model", buf))
+		SKIP(return, "no iocost (CONFIG_BLK_CGROUP_IOCOST)");
+	snprintf(buf, sizeof(buf),
+		 "%s enable=1 ctrl=user rpct=95 rlat=10000000 wpct=95 wlat=10000000 min=100 max=100",
+		 dev2);
+	ASSERT_EQ(0, rg_write(CGROOT "/io.cost.qos", buf));
+	guarantees_3_to_1(_metadata);
+	ours = share_ratio(_metadata, self->pid, "a", "b", 1, 1);
+	EXPECT_LE(2.5, ours);
+	EXPECT_GE(3.5, ours);
+	/* (cgroup's, for comparison: the full tier) */
+	if (rg_quick())
+		return;
+	ASSERT_EQ(0, rg_write(CGA "/io.weight", "default 300"));
+	ASSERT_EQ(0, rg_write(CGB "/io.weight", "default 100"));
+	theirs = share_ratio(_metadata, self->pid, CGA, CGB, 0, 1);
+	fprintf(stderr, "# iocost: groups' ratio %.3f, cgroups' %.3f\n", ours,
+		theirs);
+}
+
+/*
+ * On BFQ (null_blk at 8 MiB/s, one request at a time): the weights
+ * written, and the shares measured beside cgroup's io.bfq.weight 300:100,
+ * logged only: in the test guest (TCG) BFQ gives cgroups themselves
+ * anything from 1.1 to 4.2 for 3 (docs, "The io controller").
+ */
+TEST_F(io, guarantee_on_bfq_beside_cgroups)
+{
+	char dev2[32];
+	double ours, theirs;
+
+	if (rg_quick())
+		SKIP(return, RG_FULL_TIER_ONLY);
+	ASSERT_EQ(0, nullb_make(NB2, 8, dev2, sizeof(dev2)));
+	if (queue_set(NB2, "scheduler", "bfq"))
+		SKIP(return, "no BFQ (CONFIG_IOSCHED_BFQ)");
+	ASSERT_EQ(0, queue_set(NB2, "iosched/low_latency", "0"));
+	guarantees_3_to_1(_metadata);
+	ours = share_ratio(_metadata, self->pid, "a", "b", 1, 1);
+	ASSERT_EQ(0, rg_write(CGA "/io.bfq.weight", "default 300"));
+	ASSERT_EQ(0, rg_write(CGB "/io.bfq.weight", "default 100"));
+	theirs = share_ratio(_metadata, self->pid, CGA, CGB, 0, 1);
+	fprintf(stderr, "# BFQ: groups' ratio %.3f, cgroups' %.3f\n", ours,
+		theirs);
+	EXPECT_LT(0, ours);
+	EXPECT_LT(0, theirs);
+}
+
+/*
+ * A child that places itself in @group, writes @len bytes to /run/NB
+ * through the page cache at 32 MiB and fsyncs, and puts the time it took
+ * in @c->usec. Exit codes 10-14: a step failed.
+ */
+static pid_t writer(struct ctr *c, const char *group, long len)
+{
+	static char buf[65536];
+	double t0;
+	pid_t child;
+	long done;
+	int fd;
+
+	memset(c, 0, sizeof(*c));
+	child = fork();
+	if (child)
+		return child;
+	if (place(NULL, group))
+		_exit(11);
+	memset(buf, 'x', sizeof(buf));
+	fd = open("/run/" NB, O_WRONLY);
+	if (fd < 0)
+		_exit(12);
+	t0 = now();
+	for (done = 0; done < len; done += sizeof(buf))
+		if (pwrite(fd, buf, sizeof(buf), 32 * MIB + done) !=
+		    sizeof(buf))
+			_exit(13);
+	if (fsync(fd))
+		_exit(14);
+	c->usec = (now() - t0) * 1e6;
+	_exit(0);
+}
+
+static int wait_exit(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * Buffered writes and fsync at g's wbps ceiling, with rg_memory.ko
+ * loaded (writeback in g's shadow memcg, whose io css is g's shadow):
+ * the time the ceiling gives (less one throttle slice's burst).
+ */
+TEST_F(io, buffered_writes_held_with_the_memory_controller)
+{
+	long len = rg_scaled(4, 1) * MIB;
+	double want = (double)len / G_BPS, took;
+
+	ASSERT_EQ(0, only("wbps", CAP_BPS));
+	ASSERT_EQ(0, rg_insmod(MEMORY_KO, "total_memory=1073741824"));
+	EXPECT_EQ(0, wait_exit(writer(&ctrs[0], "g", len)));
+	took = ctrs[0].usec / 1e6;
+	fprintf(stderr, "# %ld bytes at %ld bytes/s: %.2f s, want %.2f s\n",
+		len, G_BPS, took, want);
+	EXPECT_LE(want * 0.9, took);
+	EXPECT_GE(want * 1.5 + 0.5, took);
+	EXPECT_LE(len, iostat("g", devno, "wbytes"));
+}
+
+/*
+ * Without rg_memory.ko, writeback is the writer's own memory cgroup's
+ * (here the root's) and its io cgroup's: a buffered write and fsync are
+ * not held by the group's wbps ceiling (documented); O_DIRECT writes
+ * would be.
+ */
+TEST_F(io, buffered_writes_not_held_without_the_memory_controller)
+{
+	long len = rg_scaled(4, 1) * MIB;
+	double want = (double)len / G_BPS, took;
+
+	ASSERT_EQ(0, only("wbps", CAP_BPS));
+	EXPECT_EQ(0, wait_exit(writer(&ctrs[0], "g", len)));
+	took = ctrs[0].usec / 1e6;
+	fprintf(stderr, "# %ld bytes, g's ceiling %ld bytes/s: %.2f s (%.2f s if held)\n",
+		len, G_BPS, took, want);
+	EXPECT_GT(want / 2, took);
+	/* Nor counted in g's stats: the root cgroup wrote them. */
+	EXPECT_GT(len / 2, iostat("g", devno, "wbytes"));
+}
+
+/*
+ * Moves, rmdir and unload while readers run under g's ceiling (held
+ * there): each reader ends by itself when told (no bio stuck), none
+ * fails (the runner checks the kernel log for splats and leaks); after
+ * the unload they read unthrottled.
+ */
+TEST_F(io, moves_rmdir_and_unload_during_io)
+{
+	int i;
+
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	ASSERT_EQ(0, rg_mkdir("h"));
+	ASSERT_EQ(0, shares_set("h", "max_shares", 10));
+	for (i = 0; i < 3; i++) {
+		self->pid[i] = reader(&ctrs[i], NB, NULL, i ? "g/c" : "g",
+				      16384, i * 16 * MIB);
+		ASSERT_LT(0, self->pid[i]);
+	}
+	/* g's ceiling holds g and g/c's two (16 KiB reads: 64 a second) */
+	EXPECT_GT(G_BPS * 1.2, rate(&ctrs[2], 0, 0.2, 0.3));
+	ASSERT_EQ(0, rg_move("", self->pid[1]));
+	ASSERT_EQ(0, rg_move("h", self->pid[1]));
+	ASSERT_EQ(0, rg_move("g/c", self->pid[0]));
+	usleep(200000);
+	ASSERT_EQ(0, rg_rmdir("g/c"));
+	EXPECT_EQ(1, rg_is_member("g", self->pid[2]));
+	ASSERT_EQ(0, rg_move("g", self->pid[1]));
+	usleep(200000);
+	ASSERT_EQ(0, rg_rmdir("h"));
+	ASSERT_EQ(0, rg_rmmod("rg_io"));
+	EXPECT_LT(G_BPS * 2, rate(&ctrs[2], 0, 0.1, 0.3));
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(0, stop(&ctrs[i], self->pid[i]));
+		self->pid[i] = 0;
+	}
+	/* Reloaded: clean, the shadows' io files back. */
+	ASSERT_EQ(0, rg_insmod(IO_KO, NULL));
+	ASSERT_EQ(0, devices_set_default());
+	EXPECT_EQ(0, iostat("g", devno, "rbytes"));
+	EXPECT_EQ(CAP_BPS, iostat("g", devno, "rbps_max"));
+}
+
+/* Every bad `devices` value refused whole, its errno; the list kept. */
+TEST_F(io, bad_devices_refused_whole)
+{
+	static const char * const bad[] = {
+		"abc", "8", "8:", ":0", "DEV:", "DEV rbps", "DEV rbps=",
+		"DEV rbps=1x", "DEV rbps=-1", "DEV rbps= 1", "DEVrbps=1",
+		"DEV;", ";DEV", "DEV rbps=1;;DEV2", "DEV,DEV2",
+		"DEV rbps=18446744073709551616", "0:0", "4096:0", "8:1048576",
+		/* unknown key, a key twice, a device twice, a zero */
+		"DEV foo=1", "DEV idle=5", "DEV rbps=1 RBPS=1",
+		"DEV rbps=1 rbps=2", "DEV rbps=1;DEV wbps=1",
+		"DEV rbps=0", "DEV riops=0", "DEV2 rbps=1 wiops=0",
+	};
+	char before[256], after[256], val[256], absent[32], dev2[32], io[256];
+	unsigned int maj, min;
+	char *p;
+	size_t i;
+	int n;
+
+	ASSERT_EQ(0, nullb_make(NB2, 0, dev2, sizeof(dev2)));
+	n = sscanf(devno, "%u:%u", &maj, &min);
+	ASSERT_EQ(2, n);
+	snprintf(absent, sizeof(absent), "%u:%u", maj, min + 1000);
+	ASSERT_LT(0, rg_read(DEVICES, before, sizeof(before)));
+	ASSERT_LT(0, shadow_read("g", "io.max", io, sizeof(io)));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		/* DEV: the test's device, DEV2: the second one. */
+		val[0] = '\0';
+		for (p = (char *)bad[i]; *p; ) {
+			if (!strncmp(p, "DEV2", 4)) {
+				strcat(val, dev2);
+				p += 4;
+			} else if (!strncmp(p, "DEV", 3)) {
+				strcat(val, devno);
+				p += 3;
+			} else {
+				strncat(val, p++, 1);
+			}
+		}
+		n = rg_write(DEVICES, val);
+		if (n != -EINVAL)
+			TH_LOG("'%s': %d", val, n);
+		EXPECT_EQ(-EINVAL, n);
+	}
+	/* A device that does not exist, even beside one that does. */
+	snprintf(val, sizeof(val), "%s rbps=1;%s wbps=1", dev2, absent);
+	EXPECT_EQ(-ENODEV, rg_write(DEVICES, val));
+	/* More than 16 devices. */
+	val[0] = '\0';
+	for (i = 0; i < 17; i++)
+		snprintf(val + strlen(val), sizeof(val) - strlen(val),
+			 "%s%u:%zu", i ? ";" : "", maj, min + 100 + i);
+	EXPECT_EQ(-E2BIG, rg_write(DEVICES, val));
+	ASSERT_LT(0, rg_read(DEVICES, after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	ASSERT_EQ(0, shares_set("g", "max_shares", 25));
+	ASSERT_LT(0, shadow_read("g", "io.max", val, sizeof(val)));
+	EXPECT_STREQ(io, val);
+	EXPECT_EQ(-EINVAL, rg_set("g", "stats", "res=io,x"));
+	EXPECT_EQ(-EINVAL, rg_set("g", "stats", "res=io,"));
+	/* Good ones read back in their canonical form. */
+	snprintf(val, sizeof(val), " %s  wiops=7 rbps=9 ;%s\n", devno, dev2);
+	EXPECT_EQ(0, rg_write(DEVICES, val));
+	snprintf(val, sizeof(val), "%s rbps=9 wiops=7;%s\n", devno, dev2);
+	ASSERT_LT(0, rg_read(DEVICES, after, sizeof(after)));
+	EXPECT_STREQ(val, after);
+	/* At load: refused, nothing loaded. */
+	ASSERT_EQ(0, rg_rmmod("rg_io"));
+	EXPECT_EQ(-EINVAL, rg_insmod(IO_KO, "devices=abc"));
+	EXPECT_EQ(0, rg_module_loaded("rg_io"));
+}
+
+/* A partition is refused (io.max takes whole disks): ENODEV. */
+TEST_F(io, partitions_refused)
+{
+	struct blkpg_partition part = {
+		.start = 0, .length = 8 * MIB, .pno = 1,
+	};
+	struct blkpg_ioctl_arg arg = {
+		.op = BLKPG_ADD_PARTITION, .datalen = sizeof(part),
+		.data = &part,
+	};
+	char buf[64], val[128];
+	int fd = open("/run/" NB, O_RDONLY);
+
+	ASSERT_LE(0, fd);
+	if (ioctl(fd, BLKPG, &arg)) {
+		close(fd);
+		SKIP(return, "the device takes no partition (BLKPG: %s)",
+		     strerror(errno));
+	}
+	ASSERT_LT(0, rg_read("/sys/block/" NB "/" NB "1/dev", buf,
+			     sizeof(buf)));
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(val, sizeof(val), "%s rbps=1000", buf);
+	EXPECT_EQ(-ENODEV, rg_write(DEVICES, val));
+	arg.op = BLKPG_DEL_PARTITION;
+	EXPECT_EQ(0, ioctl(fd, BLKPG, &arg));
+	close(fd);
+}
+
+/* A child that reads @n blocks of @bs in @group with O_DIRECT; its status. */
+static int read_n(const char *dev, const char *group, int bs, int n)
+{
+	char node[64];
+	void *buf;
+	pid_t child = fork();
+	int fd, i;
+
+	if (!child) {
+		if (place(NULL, group))
+			_exit(11);
+		snprintf(node, sizeof(node), "/run/%s", dev);
+		fd = open(node, O_RDONLY | O_DIRECT);
+		if (fd < 0 || posix_memalign(&buf, 4096, bs))
+			_exit(12);
+		for (i = 0; i < n; i++)
+			if (pread(fd, buf, bs, (long)i * bs) != bs)
+				_exit(13);
+		_exit(0);
+	}
+	return wait_exit(child);
+}
+
+/*
+ * Stats: one line per listed device, exactly these keys; g's reads
+ * counted exactly, in its parent's and the root's too; a device listed
+ * without limits: *_max 0; reset by res=io.
+ */
+TEST_F(io, stats_per_device_and_reset)
+{
+	char buf[4096], want[512], dev2[32];
+
+	ASSERT_EQ(0, nullb_make(NB2, 0, dev2, sizeof(dev2)));
+	snprintf(buf, sizeof(buf), "%s rbps=%ld riops=%ld;%s", devno,
+		 CAP_BPS * 4, CAP_IOPS * 4, dev2);
+	ASSERT_EQ(0, rg_write(DEVICES, buf));
+	ASSERT_EQ(0, shares_set("g", "max_shares", 25));
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	ASSERT_EQ(0, read_n(NB, "g/c", 65536, 16));
+	ASSERT_EQ(0, read_n(NB2, "g", 4096, 3));
+	ASSERT_LT(0, rg_read(rg_path(buf, sizeof(buf), "g", "stats"), buf,
+			     sizeof(buf)));
+	snprintf(want, sizeof(want),
+		 "res=io,dev=%s,rbytes=1048576,wbytes=0,rios=16,wios=0,rbps_max=%ld,wbps_max=0,riops_max=%ld,wiops_max=0,weight=100\n"
+		 "res=io,dev=%s,rbytes=12288,wbytes=0,rios=3,wios=0,rbps_max=0,wbps_max=0,riops_max=0,wiops_max=0,weight=100\n",
+		 devno, CAP_BPS, CAP_IOPS, dev2);
+	EXPECT_STREQ(want, buf);
+	EXPECT_EQ(1048576, iostat("g/c", devno, "rbytes"));
+	EXPECT_EQ(0, iostat("g/c", dev2, "rbytes"));
+	EXPECT_LE(1048576, iostat("", devno, "rbytes"));
+	EXPECT_LE(16, iostat("", devno, "rios"));
+	/* Reset: g's counts from 0, g/c's and the root's not. */
+	ASSERT_EQ(0, rg_set("g", "stats", "res=io"));
+	EXPECT_EQ(0, iostat("g", devno, "rbytes"));
+	EXPECT_EQ(0, iostat("g", dev2, "rios"));
+	EXPECT_EQ(1048576, iostat("g/c", devno, "rbytes"));
+	ASSERT_EQ(0, read_n(NB, "g", 65536, 2));
+	EXPECT_EQ(131072, iostat("g", devno, "rbytes"));
+	EXPECT_EQ(2, iostat("g", devno, "rios"));
+	EXPECT_LE(1048576 + 131072, iostat("", devno, "rbytes"));
+	/* A root-group task's reads: not ours to count. */
+	ASSERT_EQ(0, read_n(NB, NULL, 65536, 2));
+	EXPECT_EQ(131072, iostat("g", devno, "rbytes"));
+}
+
+TEST_HARNESS_MAIN
