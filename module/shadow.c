@@ -77,14 +77,12 @@
  * rg_shadow_enable_mutex (waits for the workers), rg_shadow_dir_mutex, a
  * shadow's @knob_mutex, rg_mutex (the workers take rg_mutex only to walk
  * the groups and publish css's; its holders never wait for a worker; it
- * is never taken under @knob_mutex). res_shadow_read() opens files below
- * shadow_root's directory, kept (rg_shadow_path_lock, innermost) when it
- * is made, with the workers' credentials.
+ * is never taken under @knob_mutex). res_shadow_read() reads files the
+ * workers keep open (@rd, under @knob_lock): no path walk under rg_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cgroup.h>
-#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -114,6 +112,21 @@ enum rg_shadow_ss {
 };
 
 static const char * const rg_ss_name[RG_SS_NR] = { "memory", "io" };
+
+/*
+ * The files res_shadow_read() reads, kept open by the workers from the
+ * moment their controller's css is taken: a path walk there (under the
+ * framework's mutex) would take the shadow directory's lock, which a
+ * worker's rmdir holds while it takes cgroup_mutex.
+ */
+static const struct {
+	const char *file;
+	enum rg_shadow_ss ss;
+} rg_shadow_reads[] = {
+	{ "io.stat", RG_SS_IO },
+};
+
+#define RG_SHADOW_READS	ARRAY_SIZE(rg_shadow_reads)
 
 /* The longest value a knob takes (an io.max line) and file name. */
 #define RG_SHADOW_VAL_MAX	128
@@ -152,7 +165,9 @@ struct rg_shadow_knob {
  * @made: completed once the first mkdir was tried
  * @err: the mkdir's errno, 0 once made
  * @knob_mutex: held across the writes of @knobs: protects what they hold
- * @knob_lock: protects what @knobs are asked for, and adding to the list
+ * @knob_lock: protects what @knobs are asked for, adding to the list,
+ *	and @rd
+ * @rd: rg_shadow_reads[]'s files, open (a reference each), or NULL
  * @knobs: its files' values (struct rg_shadow_knob)
  * @path: the directory
  */
@@ -166,6 +181,7 @@ struct res_shadow {
 	struct mutex knob_mutex;	/* see above */
 	spinlock_t knob_lock;		/* see above */
 	struct list_head knobs;
+	struct file *rd[RG_SHADOW_READS];
 	char path[];
 };
 
@@ -224,11 +240,6 @@ static int rg_shadow_ss_users[RG_SS_NR];
 static bool rg_shadow_counted[RG_SS_NR];
 /* The controllers the shadows carry: bit per ss (rg_shadow_dir_mutex). */
 static unsigned long rg_shadow_mask;
-/* shadow_root's directory, for res_shadow_read() (rg_shadow_path_lock). */
-static struct path rg_shadow_root_path;
-static DEFINE_SPINLOCK(rg_shadow_path_lock);
-/* The workers' credentials (init's), for res_shadow_read()'s opens. */
-static const struct cred *rg_shadow_cred;
 
 static int rg_shadow_root_setup(enum rg_shadow_ss ss);
 static int rg_shadow_root_make(struct res_shadow *sh,
@@ -375,11 +386,15 @@ static void rg_shadow_put(struct res_shadow *sh)
 {
 	struct rg_shadow_knob *k, *n;
 	struct res_shadow *parent;
+	int i;
 
 	while (sh && refcount_dec_and_test(&sh->ref)) {
 		parent = sh->parent;
 		list_for_each_entry_safe(k, n, &sh->knobs, node)
 			kfree(k);
+		for (i = 0; i < RG_SHADOW_READS; i++)
+			if (sh->rd[i])
+				fput(sh->rd[i]);
 		mutex_destroy(&sh->knob_mutex);
 		kfree(sh);
 		sh = parent;
@@ -513,6 +528,48 @@ out:
 	return 0;
 }
 
+/* Put @f in @sh's @rd[@i] (NULL: close it). */
+static void rg_shadow_rd_set(struct res_shadow *sh, int i, struct file *f)
+{
+	struct file *old;
+
+	spin_lock(&sh->knob_lock);
+	old = sh->rd[i];
+	sh->rd[i] = f;
+	spin_unlock(&sh->knob_lock);
+	if (old)
+		fput(old);
+}
+
+/*
+ * Open @sh's files of rg_shadow_reads[] for the controllers in @mask
+ * (again: a directory made again), close those of the others. Caller
+ * holds rg_shadow_dir_mutex (a worker: init's namespaces).
+ */
+static void rg_shadow_rd_open(struct res_shadow *sh, unsigned long mask)
+{
+	struct file *f;
+	char *path;
+	int i;
+
+	for (i = 0; i < RG_SHADOW_READS; i++) {
+		f = NULL;
+		if (test_bit(rg_shadow_reads[i].ss, &mask)) {
+			path = kasprintf(GFP_KERNEL, "%s/%s", sh->path,
+					 rg_shadow_reads[i].file);
+			f = path ? filp_open(path, O_RDONLY, 0) :
+			    ERR_PTR(-ENOMEM);
+			kfree(path);
+			if (IS_ERR(f)) {
+				pr_warn("%s/%s: cannot open: %ld\n", sh->path,
+					rg_shadow_reads[i].file, PTR_ERR(f));
+				f = NULL;
+			}
+		}
+		rg_shadow_rd_set(sh, i, f);
+	}
+}
+
 /*
  * The directory part of a mkdir: make it (or reset one found there to
  * what a new one has), let its children have the controllers of
@@ -554,8 +611,10 @@ static int rg_shadow_make_dir(struct res_shadow *sh,
 				css_put(css[ss]);
 			css[ss] = NULL;
 		}
+		return ret;
 	}
-	return ret;
+	rg_shadow_rd_open(sh, mask);
+	return 0;
 }
 
 /* Publish @css as @sh's: pairs with res_shadow_css()'s acquire. */
@@ -644,6 +703,7 @@ static void rg_shadow_do_rmdir(struct res_shadow *sh)
 	 * Bios still throttled in it go on at its io.max after the rmdir
 	 * (blk-throttle keeps an offline group's limits): lift them first.
 	 */
+	rg_shadow_rd_open(sh, 0);
 	if (!sh->err)
 		rg_shadow_reset_knobs(sh, RG_SS_IO);
 	if (!sh->err) {
@@ -1211,13 +1271,12 @@ fail:
 
 /*
  * Make shadow_root (again) with the controllers of rg_shadow_mask: its
- * css's into @css, and its directory remembered for res_shadow_read().
+ * css's into @css, its files for res_shadow_read() open.
  * Caller holds rg_shadow_dir_mutex.
  */
 static int rg_shadow_root_make(struct res_shadow *sh,
 			       struct cgroup_subsys_state **css)
 {
-	struct path p, old;
 	int ret;
 
 	memset(css, 0, sizeof(*css) * RG_SS_NR);
@@ -1226,20 +1285,10 @@ static int rg_shadow_root_make(struct res_shadow *sh,
 		pr_err("cannot make shadow_root %s: %d\n", sh->path, ret);
 		return ret;
 	}
-	ret = kern_path(sh->path, LOOKUP_DIRECTORY, &p);
+	ret = rg_shadow_root_enable(sh->path, rg_shadow_mask, css);
 	if (ret)
 		return ret;
-	ret = rg_shadow_root_enable(sh->path, rg_shadow_mask, css);
-	if (ret) {
-		path_put(&p);
-		return ret;
-	}
-	spin_lock(&rg_shadow_path_lock);
-	old = rg_shadow_root_path;
-	rg_shadow_root_path = p;
-	spin_unlock(&rg_shadow_path_lock);
-	if (old.dentry)
-		path_put(&old);
+	rg_shadow_rd_open(sh, rg_shadow_mask);
 	return 0;
 }
 
@@ -1259,6 +1308,7 @@ static int rg_shadow_ss_add(enum rg_shadow_ss ss)
 		return ret;
 	/* Pairs with res_shadow_css(): whole when seen. */
 	smp_store_release(&rg_shadow_root->css[ss], css[ss]);
+	rg_shadow_rd_open(rg_shadow_root, rg_shadow_mask);
 	mutex_lock(&rg_mutex);
 	shs = rg_shadow_subtree(&rg_root, &n);
 	mutex_unlock(&rg_mutex);
@@ -1281,6 +1331,8 @@ static int rg_shadow_ss_add(enum rg_shadow_ss ss)
 			       rg_ss_name[ss], ret);
 		else	/* Pairs with res_shadow_css(): whole when seen. */
 			smp_store_release(&sh->css[ss], css[ss]);
+		if (!ret)
+			rg_shadow_rd_open(sh, rg_shadow_mask);
 	}
 	rg_shadow_subtree_put(shs, n);
 	return ret;
@@ -1334,8 +1386,6 @@ static int rg_shadow_root_setup(enum rg_shadow_ss ss)
 		       shadow_root, rg_ss_name[ss], parent, ret);
 		goto out;
 	}
-	if (!rg_shadow_cred)
-		rg_shadow_cred = get_current_cred();
 	mutex_lock(&rg_shadow_dir_mutex);
 	rg_shadow_mask = BIT(ss);
 	ret = rg_shadow_root_make(sh, css);
@@ -1400,6 +1450,7 @@ static void rg_shadow_off(enum rg_shadow_ss ss)
 		WRITE_ONCE(sh->css[ss], NULL);
 		if (css)
 			css_put(css);
+		rg_shadow_rd_open(sh, rg_shadow_mask & ~BIT(ss));
 	}
 	/* Its protection of the whole, for memory (rg_shadow_root_enable()). */
 	if (ss == RG_SS_MEMORY &&
@@ -1650,46 +1701,28 @@ ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 			size_t size)
 {
 	struct res_shadow *sh = rg_shadow_of(s);
-	struct path root = {};
-	const struct cred *old;
-	struct file *f;
-	const char *rel;
-	char *name = NULL;
+	struct file *f = NULL;
 	loff_t pos = 0;
-	ssize_t n = 0, ret;
+	ssize_t n = 0, ret = 0;
+	int i;
 
 	if (!size)
 		return -EINVAL;
 	buf[0] = '\0';
-	if (!sh || READ_ONCE(sh->err) || !rg_shadow_root || !rg_shadow_cred)
+	for (i = 0; i < RG_SHADOW_READS; i++)
+		if (!strcmp(file, rg_shadow_reads[i].file))
+			break;
+	if (WARN_ON_ONCE(i == RG_SHADOW_READS))
+		return -EINVAL;
+	if (!sh)
 		return -ENOENT;
-	if (sh == rg_shadow_root) {
-		rel = file;
-	} else {
-		/* SHADOW_ROOT/a/b: "a/b/FILE" below shadow_root. */
-		name = kasprintf(GFP_KERNEL, "%s/%s",
-				 sh->path + strlen(rg_shadow_root->path) + 1,
-				 file);
-		if (!name)
-			return -ENOMEM;
-		rel = name;
-	}
-	spin_lock(&rg_shadow_path_lock);
-	root = rg_shadow_root_path;
-	if (root.dentry)
-		path_get(&root);
-	spin_unlock(&rg_shadow_path_lock);
-	ret = -ENOENT;
-	if (!root.dentry)
-		goto out;
-	/* As the workers: stats do not depend on who reads them. */
-	old = override_creds(rg_shadow_cred);
-	f = file_open_root(&root, rel, O_RDONLY, 0);
-	revert_creds(old);
-	path_put(&root);
-	ret = PTR_ERR_OR_ZERO(f);
-	if (ret)
-		goto out;
+	spin_lock(&sh->knob_lock);
+	f = sh->rd[i];
+	if (f)
+		get_file(f);
+	spin_unlock(&sh->knob_lock);
+	if (!f)
+		return -ENOENT;
 	while (n < size - 1) {
 		ret = kernel_read(f, buf + n, size - 1 - n, &pos);
 		if (ret <= 0)
@@ -1698,11 +1731,7 @@ ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 	}
 	fput(f);
 	buf[n] = '\0';
-	if (ret >= 0)
-		ret = n;
-out:
-	kfree(name);
-	return ret;
+	return ret < 0 ? ret : n;
 }
 EXPORT_SYMBOL_GPL(res_shadow_read);
 
@@ -1741,10 +1770,6 @@ void rg_shadow_exit(void)
 
 	destroy_workqueue(rg_shadow_write_wq);
 	destroy_workqueue(rg_shadow_wq);
-	if (rg_shadow_root_path.dentry)
-		path_put(&rg_shadow_root_path);
-	if (rg_shadow_cred)
-		put_cred(rg_shadow_cred);
 	if (rg_shadow_root) {
 		for (ss = 0; ss < RG_SS_NR; ss++)
 			if (rg_shadow_root->css[ss])

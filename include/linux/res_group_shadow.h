@@ -135,15 +135,15 @@ void res_shadow_write_str(struct res_shares *s, const char *file,
 /**
  * res_shadow_read - read a file of @s's group's shadow
  * @s: a group's shares (the root's: shadow_root's file)
- * @file: e.g. "io.stat"
+ * @file: "io.stat" (the files the service keeps open for reading)
  * @buf: where to put its content, NUL-terminated
  * @size: the room in @buf
  *
- * In the caller's context and with its credentials, but through the
- * shadow tree the service holds (not the caller's mount namespace). May
- * sleep; fine under the framework's mutex (show_stats()).
+ * From the file the service's worker opened when it made the shadow (or
+ * enabled its controller there): no path walk, no credentials of the
+ * caller's. May sleep; fine under the framework's mutex (show_stats()).
  * Return: the length read (a longer file is cut), or a negative errno
- * (-ENOENT: no shadow).
+ * (-ENOENT: no shadow, or the file is not open).
  */
 ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 			size_t size);
