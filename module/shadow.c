@@ -1697,13 +1697,46 @@ void res_shadow_write(struct res_shares *s, const char *file, u64 val)
 }
 EXPORT_SYMBOL_GPL(res_shadow_write);
 
+/* One res_shadow_read(), done by a worker: see there. */
+struct rg_shadow_read {
+	struct work_struct work;
+	struct completion done;
+	struct file *f;
+	char *buf;
+	size_t size;
+	ssize_t ret;
+};
+
+static void rg_shadow_read_work(struct work_struct *work)
+{
+	struct rg_shadow_read *rd = container_of(work, struct rg_shadow_read,
+						 work);
+	loff_t pos = 0;
+	ssize_t n = 0, ret = 0;
+
+	while (n < rd->size - 1) {
+		ret = kernel_read(rd->f, rd->buf + n, rd->size - 1 - n, &pos);
+		if (ret <= 0)
+			break;
+		n += ret;
+	}
+	rd->buf[n] = '\0';
+	rd->ret = ret < 0 ? ret : n;
+	complete(&rd->done);
+}
+
+/*
+ * The read itself is a worker's, on system_unbound_wq: a cgroup file's
+ * read takes kernfs's and seq_file's locks, of one lockdep class for
+ * every such file, which a cgroup.subtree_control write holds while it
+ * takes cgroup_mutex; read under rg_mutex, they would tie rg_mutex to
+ * cgroup_mutex (and forks). The worker takes no lock of ours.
+ */
 ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 			size_t size)
 {
 	struct res_shadow *sh = rg_shadow_of(s);
-	struct file *f = NULL;
-	loff_t pos = 0;
-	ssize_t n = 0, ret = 0;
+	struct rg_shadow_read rd = { .buf = buf, .size = size };
 	int i;
 
 	if (!size)
@@ -1717,21 +1750,20 @@ ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 	if (!sh)
 		return -ENOENT;
 	spin_lock(&sh->knob_lock);
-	f = sh->rd[i];
-	if (f)
-		get_file(f);
+	rd.f = sh->rd[i];
+	if (rd.f)
+		get_file(rd.f);
 	spin_unlock(&sh->knob_lock);
-	if (!f)
+	if (!rd.f)
 		return -ENOENT;
-	while (n < size - 1) {
-		ret = kernel_read(f, buf + n, size - 1 - n, &pos);
-		if (ret <= 0)
-			break;
-		n += ret;
-	}
-	fput(f);
-	buf[n] = '\0';
-	return ret < 0 ? ret : n;
+	INIT_WORK_ONSTACK(&rd.work, rg_shadow_read_work);
+	init_completion(&rd.done);
+	queue_work(system_unbound_wq, &rd.work);
+	/* Not killable: the worker writes into @buf. */
+	wait_for_completion(&rd.done);
+	destroy_work_on_stack(&rd.work);
+	fput(rd.f);
+	return rd.ret;
 }
 EXPORT_SYMBOL_GPL(res_shadow_read);
 
