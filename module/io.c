@@ -37,8 +37,10 @@
  * cgroup files through kernfs while the writer holds a sysfs file and
  * param_lock); all our knobs are RES_SHADOW_OPTIONAL: a failed write
  * (io.bfq.weight without BFQ, a device gone) is logged, never a shares
- * write's errno. A parameter write checks its devices (blkdev_get_by_dev())
- * before it takes rio_mutex. move_task() runs under the framework's
+ * write's errno. A parameter write checks its devices (blkdev_get_by_dev(),
+ * a read-only open for a moment: see rio_check()) before it takes
+ * rio_mutex. io.max lines are queued only when changed (rio_derive()),
+ * or all again on a `devices` write. move_task() runs under the framework's
  * spinlocks and only publishes a pointer to a css that lives as long as
  * the group's shares.
  */
@@ -58,6 +60,7 @@
 #include <linux/res_groups_version.h>
 #include <linux/sched.h>
 #include <linux/seq_buf.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -68,8 +71,12 @@
 /* A weight's unit and bounds (BFQ's: 1..1000, default 100). */
 #define RIO_WEIGHT_ONE	100ULL
 #define RIO_WEIGHT_MAX	1000ULL
-/* io.stat's size we read: a line per device the shadow ever used. */
-#define RIO_STAT_SIZE	8192
+/*
+ * io.stat's size we read first, and the most: a line per device the
+ * shadow ever used, read again into a buffer twice as large while cut.
+ */
+#define RIO_STAT_SIZE	4096
+#define RIO_STAT_MAX	SZ_1M
 
 static const char * const rio_keys[RIO_KEYS] = {
 	"rbps", "wbps", "riops", "wiops"
@@ -100,6 +107,16 @@ struct rio_base {
 };
 
 /**
+ * struct rio_line - an io.max line as queued
+ * @dev: its device (0: none)
+ * @v: per key of rio_keys, the value; U64_MAX: "max"
+ */
+struct rio_line {
+	dev_t dev;
+	u64 v[RIO_KEYS];
+};
+
+/**
  * struct rio_group - io state of one group (all under rio_mutex)
  * @shares: the framework's part
  * @parent: the parent group's state, NULL at the root
@@ -110,7 +127,7 @@ struct rio_base {
  * @divisor: child_shares_divisor as last told
  * @abs: abs_max per device of rio_devs and key (0: no bound)
  * @weight: the weight last queued (a new shadow's: 100)
- * @lined: the devices whose io.max line may not be all "max"
+ * @sent: per slot of rio_devs, the io.max line last queued (dev 0: none)
  * @base: the counts at the last reset
  */
 struct rio_group {
@@ -123,7 +140,7 @@ struct rio_group {
 	int divisor;
 	u64 abs[RIO_MAX_DEVS][RIO_KEYS];
 	unsigned int weight;
-	struct rio_dev lined[RIO_MAX_DEVS];
+	struct rio_line sent[RIO_MAX_DEVS];
 	struct rio_base base[RIO_MAX_DEVS];
 };
 
@@ -138,19 +155,18 @@ static struct rio_group *to_rio(struct res_shares *s)
 	return container_of(s, struct rio_group, shares);
 }
 
-/* Queue @g's io.max line for @d (its abs if @own, else all "max"). */
-static void rio_line(struct rio_group *g, int i, const struct rio_dev *d,
-		     bool own)
+/* Queue @l as @g's io.max line for its device. */
+static void rio_queue(struct rio_group *g, const struct rio_line *l)
 {
 	char line[160];
 	int k, n;
 
-	n = scnprintf(line, sizeof(line), "%u:%u", MAJOR(d->dev),
-		      MINOR(d->dev));
+	n = scnprintf(line, sizeof(line), "%u:%u", MAJOR(l->dev),
+		      MINOR(l->dev));
 	for (k = 0; k < RIO_KEYS; k++) {
-		if (own && d->cap[k])
+		if (l->v[k] != U64_MAX)
 			n += scnprintf(line + n, sizeof(line) - n, " %s=%llu",
-				       rio_keys[k], g->abs[i][k]);
+				       rio_keys[k], l->v[k]);
 		else
 			n += scnprintf(line + n, sizeof(line) - n, " %s=max",
 				       rio_keys[k]);
@@ -159,13 +175,27 @@ static void rio_line(struct rio_group *g, int i, const struct rio_dev *d,
 			     RES_SHADOW_KEYED | RES_SHADOW_OPTIONAL);
 }
 
+static bool rio_all_max(const struct rio_line *l)
+{
+	int k;
+
+	for (k = 0; k < RIO_KEYS; k++)
+		if (l->v[k] != U64_MAX)
+			return false;
+	return true;
+}
+
 /*
  * Work out the ceilings of @g and its subtree from @g's parent's and
- * queue the io.max lines that may have changed: every listed device's
- * that is not all "max", and "max" for the devices no longer listed.
+ * queue the io.max lines that changed since last queued: "max" for the
+ * devices no longer listed, every listed device's if @all (a `devices`
+ * write: a device made again under the same number has lost its line).
+ * Only changed lines, because each write of a line starts blk-throttle's
+ * slice again: a group rewritten often would pass its ceiling.
  */
-static void rio_derive(struct rio_group *g)
+static void rio_derive(struct rio_group *g, bool all)
 {
+	struct rio_line sent[RIO_MAX_DEVS] = {}, *old;
 	struct rio_group *p = g->parent, *c;
 	bool own = p && g->max >= 0 && p->divisor > 0;
 	int i, j, k;
@@ -181,29 +211,43 @@ static void rio_derive(struct rio_group *g)
 		}
 	}
 	if (p && !rio_leaving) {
-		/* Devices that left the list, or changed places. */
+		for (i = 0; i < rio_ndevs; i++) {
+			sent[i].dev = rio_devs[i].dev;
+			for (k = 0; k < RIO_KEYS; k++)
+				sent[i].v[k] = own && rio_devs[i].cap[k] ?
+					       g->abs[i][k] : U64_MAX;
+		}
+		/* Devices that left the list: "max" if they had a bound. */
 		for (j = 0; j < RIO_MAX_DEVS; j++) {
-			if (!g->lined[j].dev)
+			old = &g->sent[j];
+			if (!old->dev)
 				continue;
 			for (i = 0; i < rio_ndevs; i++)
-				if (rio_devs[i].dev == g->lined[j].dev)
+				if (rio_devs[i].dev == old->dev)
 					break;
-			if (i == rio_ndevs)
-				rio_line(g, j, &g->lined[j], false);
-			g->lined[j].dev = 0;
+			if (i < rio_ndevs)
+				continue;
+			if (!rio_all_max(old)) {
+				for (k = 0; k < RIO_KEYS; k++)
+					old->v[k] = U64_MAX;
+				rio_queue(g, old);
+			}
 		}
 		for (i = 0; i < rio_ndevs; i++) {
-			bool any = false;
-
-			for (k = 0; k < RIO_KEYS; k++)
-				any |= own && rio_devs[i].cap[k];
-			rio_line(g, i, &rio_devs[i], any);
-			if (any)
-				g->lined[i] = rio_devs[i];
+			for (j = 0; j < RIO_MAX_DEVS; j++)
+				if (g->sent[j].dev == sent[i].dev)
+					break;
+			old = j < RIO_MAX_DEVS ? &g->sent[j] : NULL;
+			/* A new shadow's lines are all "max". */
+			if (all || (old ? memcmp(old->v, sent[i].v,
+						 sizeof(old->v)) :
+					  !rio_all_max(&sent[i])))
+				rio_queue(g, &sent[i]);
 		}
+		memcpy(g->sent, sent, sizeof(sent));
 	}
 	list_for_each_entry(c, &g->children, sibling)
-		rio_derive(c);
+		rio_derive(c, all);
 }
 
 static unsigned int rio_clamp(u64 w)
@@ -264,10 +308,34 @@ static void rio_weigh(struct rio_group *p, bool all)
 	}
 }
 
+/* @str as a decimal number up to @max into @v: 0 or -EINVAL (no sign). */
+static int rio_num(const char *str, u64 max, u64 *v)
+{
+	if (!str || !isdigit(*str) || kstrtou64(str, 10, v) || *v > max)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Queue every weight of @g's subtree again: after a `devices` write (BFQ
+ * may have been loaded since; the shadow service writes a plain file
+ * again only if its value changed or its last write failed, as
+ * io.bfq.weight's before BFQ was there).
+ */
+static void rio_weigh_all(struct rio_group *g)
+{
+	struct rio_group *c;
+
+	rio_weigh(g, true);
+	list_for_each_entry(c, &g->children, sibling)
+		rio_weigh_all(c);
+}
+
 /*
  * The `devices` parameter: "MAJ:MIN KEY=N ...;..." into @devs; the number
- * of devices, or -EINVAL (syntax, a key unknown or given twice, a device
- * given twice, a zero), -E2BIG (more than RIO_MAX_DEVS).
+ * of devices, or -EINVAL (syntax, a number out of range, a key unknown or
+ * given twice, a device given twice, a zero), -E2BIG (more than
+ * RIO_MAX_DEVS). Numbers are kstrto*()'s: no sign, no space, no wrap.
  */
 static int rio_parse(char *s, struct rio_dev *devs)
 {
@@ -278,23 +346,28 @@ static int rio_parse(char *s, struct rio_dev *devs)
 	if (!*s)
 		return 0;
 	while ((entry = strsep(&s, ";"))) {
-		unsigned int maj, min;
-		int len;
+		u64 maj, min;
+		char *num;
+		dev_t dev;
 
 		entry = strim(entry);
-		if (sscanf(entry, "%u:%u%n", &maj, &min, &len) != 2 ||
-		    (entry[len] && !isspace(entry[len])) ||
-		    MAJOR(MKDEV(maj, min)) != maj ||
-		    MINOR(MKDEV(maj, min)) != min || !MKDEV(maj, min))
+		/* "MAJ:MIN", up to the first space. */
+		num = strsep(&entry, " \t\n");
+		if (!strchr(num, ':'))
+			return -EINVAL;
+		if (rio_num(strsep(&num, ":"), UINT_MAX, &maj) ||
+		    rio_num(num, UINT_MAX, &min))
+			return -EINVAL;
+		dev = MKDEV(maj, min);
+		if (MAJOR(dev) != maj || MINOR(dev) != min || !dev)
 			return -EINVAL;
 		if (n == RIO_MAX_DEVS)
 			return -E2BIG;
 		memset(&devs[n], 0, sizeof(devs[n]));
-		devs[n].dev = MKDEV(maj, min);
+		devs[n].dev = dev;
 		for (i = 0; i < n; i++)
 			if (devs[i].dev == devs[n].dev)
 				return -EINVAL;
-		entry += len;
 		while ((tok = strsep(&entry, " \t\n"))) {
 			char *val = tok;
 
@@ -304,8 +377,10 @@ static int rio_parse(char *s, struct rio_dev *devs)
 			for (k = 0; k < RIO_KEYS; k++)
 				if (!strcmp(tok, rio_keys[k]))
 					break;
-			if (!val || k == RIO_KEYS || devs[n].cap[k] ||
-			    kstrtou64(val, 10, &devs[n].cap[k]) ||
+			/* io.max's riops and wiops are unsigned int. */
+			if (k == RIO_KEYS || devs[n].cap[k] ||
+			    rio_num(val, k >= 2 ? UINT_MAX : U64_MAX,
+				    &devs[n].cap[k]) ||
 			    !devs[n].cap[k])
 				return -EINVAL;
 		}
@@ -314,7 +389,15 @@ static int rio_parse(char *s, struct rio_dev *devs)
 	return n;
 }
 
-/* Each of @devs is a whole disk that exists: 0 or -ENODEV. */
+/*
+ * Each of @devs is a whole disk that exists: 0, -ENODEV (a partition, or
+ * absent: blkdev_get_by_dev()'s -ENXIO), or blkdev_get_by_dev()'s errno as
+ * it comes (-ENOMEDIUM: a drive without its medium; -EPERM: the writer's
+ * device cgroup denies reading it; ...). The check opens each device read-only
+ * for a moment, with that open's side effects (a removable drive's
+ * medium checked, a partition scan pending done, the driver's open()).
+ * An existence check without an open needs an export in the hooks patch.
+ */
 static int rio_check(const struct rio_dev *devs, int n)
 {
 	struct block_device *bdev;
@@ -324,7 +407,7 @@ static int rio_check(const struct rio_dev *devs, int n)
 	for (i = 0; i < n; i++) {
 		bdev = blkdev_get_by_dev(devs[i].dev, FMODE_READ, NULL);
 		if (IS_ERR(bdev))
-			return -ENODEV;
+			return PTR_ERR(bdev) == -ENXIO ? -ENODEV : PTR_ERR(bdev);
 		part = bdev_is_partition(bdev);
 		blkdev_put(bdev, FMODE_READ);
 		if (part)
@@ -348,8 +431,10 @@ static int rio_devices_set(const char *val, const struct kernel_param *kp)
 		mutex_lock(&rio_mutex);
 		memcpy(rio_devs, devs, sizeof(rio_devs));
 		rio_ndevs = n;
-		if (rio_root)
-			rio_derive(rio_root);
+		if (rio_root) {
+			rio_derive(rio_root, true);
+			rio_weigh_all(rio_root);
+		}
 		mutex_unlock(&rio_mutex);
 	}
 	kfree(s);
@@ -405,7 +490,7 @@ static struct res_shares *rio_alloc_shares(struct res_controller *ctl,
 		rio_weigh(g->parent, false);
 	} else {
 		rio_root = g;
-		rio_derive(g);
+		rio_derive(g, false);
 	}
 	mutex_unlock(&rio_mutex);
 	return &g->shares;
@@ -436,9 +521,9 @@ static void rio_shares_changed(struct res_shares *s)
 	g->min = s->min_shares;
 	g->max = s->max_shares;
 	g->divisor = s->child_shares_divisor;
-	rio_derive(g);
+	rio_derive(g, false);
 	if (g->parent)
-		rio_weigh(g->parent, true);
+		rio_weigh(g->parent, false);
 	rio_weigh(g, false);
 	mutex_unlock(&rio_mutex);
 }
@@ -470,14 +555,28 @@ static u64 rio_stat_val(const char *stat, dev_t dev, const char *key)
 	return 0;
 }
 
-/* @s's io.stat into a new buffer (kfree() it); an empty one if none. */
+/*
+ * @s's io.stat into a new buffer (kvfree() it); an empty one if none.
+ * Whole, up to RIO_STAT_MAX (1 MiB: over 7000 devices' lines).
+ */
 static char *rio_stat(struct res_shares *s)
 {
-	char *buf = kmalloc(RIO_STAT_SIZE, GFP_KERNEL);
+	size_t size = RIO_STAT_SIZE;
+	ssize_t n;
+	char *buf;
 
-	if (buf && res_shadow_read(s, "io.stat", buf, RIO_STAT_SIZE) < 0)
-		*buf = '\0';
-	return buf;
+	for (;;) {
+		buf = kvmalloc(size, GFP_KERNEL);
+		if (!buf)
+			return NULL;
+		n = res_shadow_read(s, "io.stat", buf, size);
+		if (n < 0)
+			*buf = '\0';
+		if (n < (ssize_t)size - 1 || size >= RIO_STAT_MAX)
+			return buf;
+		kvfree(buf);
+		size *= 2;
+	}
 }
 
 static struct rio_base *rio_base_of(struct rio_group *g, dev_t dev)
@@ -518,7 +617,7 @@ static void rio_show_stats(struct res_shares *s, struct seq_buf *sb)
 			       g->abs[i][3], g->parent ? g->weight : 0);
 	}
 	mutex_unlock(&rio_mutex);
-	kfree(stat);
+	kvfree(stat);
 }
 
 static int rio_reset_stats(struct res_shares *s, const char *args)
@@ -541,7 +640,7 @@ static int rio_reset_stats(struct res_shares *s, const char *args)
 						       rio_stat_keys[k]);
 	}
 	mutex_unlock(&rio_mutex);
-	kfree(stat);
+	kvfree(stat);
 	return 0;
 }
 
@@ -594,8 +693,16 @@ static int __init io_init(void)
 
 static void __exit io_exit(void)
 {
-	/* The shadows' io files go back to their defaults, or away. */
+	/*
+	 * Ceilings lifted first, so that no bio waits in blk-throttle for a
+	 * removed shadow's ceiling (queued before the shadows' removal,
+	 * which waits for the queue); then the shadows' io files go back to
+	 * their defaults, or away.
+	 */
 	mutex_lock(&rio_mutex);
+	rio_ndevs = 0;
+	if (rio_root)
+		rio_derive(rio_root, false);
 	rio_leaving = true;
 	mutex_unlock(&rio_mutex);
 	res_controller_unregister(&io_ctl);
