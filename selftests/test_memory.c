@@ -45,6 +45,7 @@
 
 #define MEMORY_KO "module/rg_memory.ko"
 #define PARAMS "total_memory=1073741824"
+#define IO_KO "module/rg_io.ko"
 #define PARAM "/sys/module/rg_memory/parameters/"
 #define SHADOWS "/sys/fs/cgroup/res_groups"
 #define CGT "/sys/fs/cgroup/rgm_test"
@@ -910,6 +911,73 @@ TEST_F_TIMEOUT(mem, guarantee_keeps_cache_under_a_streaming_sibling, 120)
 	rg_remove_all_groups();
 	close(fd);
 	nullb_remove();
+}
+
+/* Whether @group's shadow has @ctl (its cgroup.controllers); -1: none. */
+static int shadow_has(const char *group, const char *ctl)
+{
+	char path[PATH_MAX], buf[256], *w, *save;
+
+	snprintf(path, sizeof(path), SHADOWS "/%s/cgroup.controllers", group);
+	if (rg_read(path, buf, sizeof(buf)) < 0)
+		return -1;
+	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		if (!strcmp(strsep(&w, "\n"), ctl))
+			return 1;
+	return 0;
+}
+
+/*
+ * rg_io.ko on the same shadows, in either order: the controller loaded
+ * second is enabled in every shadow (one removed from outside gets it
+ * when made again); the one unloaded first leaves every shadow, its
+ * files set back (memory: shadow_root's memory.low too), while the
+ * other's knobs stay; loaded again, it is back.
+ */
+TEST_F(mem, memory_and_io_share_the_shadows_in_either_order)
+{
+	ASSERT_EQ(0, rg_mkdir("g/c"));
+	ASSERT_EQ(0, rmdir(SHADOWS "/g/c"));
+	/* io after memory: in every shadow there, and a load never fails. */
+	ASSERT_EQ(0, rg_insmod(IO_KO, NULL));
+	EXPECT_EQ(1, shadow_has("", "io"));
+	EXPECT_EQ(1, shadow_has("g", "io"));
+	EXPECT_EQ(1, shadow_has("g", "memory"));
+	EXPECT_EQ(SM(64), shadow_val("g", "memory.max"));
+	/* The removed one made again, with both, at its next write. */
+	EXPECT_EQ(0, shares_set("g/c", "max_shares", 50));
+	EXPECT_EQ(1, shadow_has("g/c", "io"));
+	EXPECT_EQ(1, shadow_has("g/c", "memory"));
+	EXPECT_EQ(SM(32), shadow_val("g/c", "memory.max"));
+	/* io leaves; memory's knobs stay. */
+	ASSERT_EQ(0, rg_rmmod("rg_io"));
+	EXPECT_EQ(0, shadow_has("g", "io"));
+	EXPECT_EQ(0, shadow_has("g/c", "io"));
+	EXPECT_EQ(1, shadow_has("g/c", "memory"));
+	EXPECT_EQ(SM(32), shadow_val("g/c", "memory.max"));
+	ASSERT_EQ(0, rg_insmod(IO_KO, NULL));
+	EXPECT_EQ(1, shadow_has("g/c", "io"));
+	/* memory leaves while io stays: the shadows stay, without it. */
+	ASSERT_EQ(0, rg_rmmod("rg_memory"));
+	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c"));
+	EXPECT_EQ(0, shadow_has("g/c", "memory"));
+	EXPECT_EQ(1, shadow_has("g/c", "io"));
+	EXPECT_EQ(0, shadow_val("", "memory.low"));
+	/* memory after io: back in every shadow, its shares from the start. */
+	ASSERT_EQ(0, rg_insmod(MEMORY_KO, PARAMS));
+	EXPECT_EQ(1, shadow_has("g/c", "memory"));
+	EXPECT_EQ(LONG_MAX, shadow_val("g/c", "memory.max"));
+	EXPECT_EQ(LONG_MAX, shadow_val("", "memory.low"));
+	EXPECT_EQ(0, rg_set("", "shares",
+			    "res=memory,child_shares_divisor=1024"));
+	EXPECT_EQ(0, shares_set("g", "max_shares", 64 / scale));
+	EXPECT_EQ(0, shares_set("g/c", "max_shares", 50));
+	EXPECT_EQ(SM(32), shadow_val("g/c", "memory.max"));
+	/* Both gone: so are the shadows. */
+	ASSERT_EQ(0, rg_rmmod("rg_io"));
+	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c"));
+	ASSERT_EQ(0, rg_rmmod("rg_memory"));
+	EXPECT_EQ(0, rg_exists(SHADOWS "/g"));
 }
 
 TEST_HARNESS_MAIN
