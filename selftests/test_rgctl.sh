@@ -387,10 +387,15 @@ notin $py /m
 [ "$bad" = 0 ] && [ "$B" = 0 ]
 result move_every_thread $? "not in /m: $bad then $B"
 check move_members_list_them has $RG/m/members "^$py$"
-one=""	# one of the 50: the lowest tid after the leader's
-for f in /proc/$py/task/*; do
+# One of the 50: a thread that was there when the churn was first looked
+# at (tids1) and is still there (the churn's threads live 1 ms). Not the
+# lowest tid: once pids wrapped (the full tier forks a lot before this
+# file), a short-lived thread can have the lowest, and exit before the
+# move (ESRCH).
+one=""
+for f in "${tids1[@]}"; do
 	t=${f##*/}
-	[ "$t" != $py ] && { [ -z "$one" ] || [ "$t" -lt "$one" ]; } && one=$t
+	[ "$t" != $py ] && [ -e "/proc/$py/task/$t" ] && { one=$t; break; }
 done
 check move_one_thread "$R" move -t e "$one"
 g1=gone g0=gone
