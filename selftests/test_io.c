@@ -293,23 +293,11 @@ static ssize_t shadow_read(const char *group, const char *file, char *buf,
 /* The value of key in group's io stats line of device @dev; LONG_MIN if none. */
 static long iostat(const char *group, const char *dev, const char *key)
 {
-	char buf[8192], want[64], *line, *p, *save = NULL;
-	size_t klen;
+	char res[64];
 
-	if (rg_read(rg_path(buf, sizeof(buf), group, "stats"), buf,
-		    sizeof(buf)) < 0)
-		return LONG_MIN;
-	snprintf(want, sizeof(want), "res=io,dev=%s,", dev);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, want, strlen(want)))
-			continue;
-		klen = strlen(key);
-		for (p = strchr(line, ','); p; p = strchr(p + 1, ','))
-			if (!strncmp(p + 1, key, klen) && p[1 + klen] == '=')
-				return atol(p + 2 + klen);
-	}
-	return LONG_MIN;
+	/* rg_get() matches the line's start "res=io,dev=MAJ:MIN,". */
+	snprintf(res, sizeof(res), "io,dev=%s", dev);
+	return rg_get(group, "stats", res, key);
 }
 
 /* Whether @v is within @pct % of @want; logs both. */
