@@ -92,7 +92,9 @@
 #include <linux/moduleparam.h>
 #include <linux/namei.h>
 #include <linux/rcupdate.h>
+#include <linux/res_group_css.h>
 #include <linux/res_group_shadow.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -106,10 +108,12 @@ MODULE_PARM_DESC(shadow_root,
 
 /* The cgroup v2 controllers a shadow carries, for whom enabled them. */
 enum rg_shadow_ss {
-	RG_SS_MEMORY,
-	RG_SS_IO,
+	RG_SS_MEMORY = RES_GROUP_CSS_MEMORY,
+	RG_SS_IO = RES_GROUP_CSS_IO,
 	RG_SS_NR,
 };
+
+static_assert(RG_SS_NR == 2, "a shadow's controllers are a task's css slots");
 
 static const char * const rg_ss_name[RG_SS_NR] = { "memory", "io" };
 
@@ -344,14 +348,9 @@ static bool rg_ss_on_dfl(enum rg_shadow_ss ss)
 	return ss == RG_SS_MEMORY && cgroup_subsys_on_dfl(memory_cgrp_subsys);
 }
 
-static int rg_ss_find(const char *name)
+static int rg_ss_find(enum res_group_css_slot slot)
 {
-	int ss;
-
-	for (ss = 0; ss < RG_SS_NR; ss++)
-		if (!strcmp(name, rg_ss_name[ss]))
-			return ss;
-	return -EINVAL;
+	return (unsigned int)slot < RG_SS_NR ? (int)slot : -EINVAL;
 }
 
 /* The css of @ss of the cgroup at @path, with a reference. */
@@ -1532,9 +1531,9 @@ void rg_shadow_group_remove(struct res_group *grp)
 
 static void __res_shadow_disable(enum rg_shadow_ss ss);
 
-int res_shadow_enable(const char *subsys)
+int res_shadow_enable(enum res_group_css_slot slot)
 {
-	int ss = rg_ss_find(subsys);
+	int ss = rg_ss_find(slot);
 	struct rg_shadow_batch b;
 	struct res_group *grp;
 	int ret, err;
@@ -1585,7 +1584,8 @@ int res_shadow_enable(const char *subsys)
 		mutex_unlock(&rg_shadow_enable_mutex);
 		return 0;
 	}
-	pr_err("cannot make the groups' shadows for %s: %d\n", subsys, ret);
+	pr_err("cannot make the groups' shadows for %s: %d\n", rg_ss_name[ss],
+	       ret);
 fail:
 	/* Undone before another controller's enable or disable runs. */
 	__res_shadow_disable(ss);
@@ -1622,9 +1622,9 @@ static void __res_shadow_disable(enum rg_shadow_ss ss)
 	rg_shadow_batch_wait(&b, false);
 }
 
-void res_shadow_disable(const char *subsys)
+void res_shadow_disable(enum res_group_css_slot slot)
 {
-	int ss = rg_ss_find(subsys);
+	int ss = rg_ss_find(slot);
 
 	if (ss < 0)
 		return;
@@ -1643,10 +1643,10 @@ static struct res_shadow *rg_shadow_of(struct res_shares *s)
 }
 
 struct cgroup_subsys_state *res_shadow_css(struct res_shares *s,
-					   const char *subsys)
+					   enum res_group_css_slot slot)
 {
 	struct res_shadow *sh = rg_shadow_of(s);
-	int ss = rg_ss_find(subsys);
+	int ss = rg_ss_find(slot);
 
 	if (!sh || ss < 0)
 		return NULL;
@@ -1656,18 +1656,31 @@ struct cgroup_subsys_state *res_shadow_css(struct res_shares *s,
 EXPORT_SYMBOL_GPL(res_shadow_css);
 
 struct cgroup_subsys_state *res_shadow_css_get(struct res_shares *s,
-					       const char *subsys)
+					       enum res_group_css_slot slot)
 {
 	struct cgroup_subsys_state *css;
 
 	rcu_read_lock();
-	css = res_shadow_css(s, subsys);
+	css = res_shadow_css(s, slot);
 	if (css && !css_tryget(css))
 		css = NULL;
 	rcu_read_unlock();
 	return css;
 }
 EXPORT_SYMBOL_GPL(res_shadow_css_get);
+
+void res_shadow_place_task(struct task_struct *tsk, struct res_shares *to,
+			   enum res_group_css_slot slot)
+{
+	struct cgroup_subsys_state *css = NULL;
+
+	if (tsk->flags & PF_KTHREAD)
+		return;
+	if (to && to->parent)
+		css = res_shadow_css(to, slot);
+	res_group_css_set_task(tsk, slot, css);
+}
+EXPORT_SYMBOL_GPL(res_shadow_place_task);
 
 void res_shadow_write_str(struct res_shares *s, const char *file,
 			  const char *val, unsigned int flags)
