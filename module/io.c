@@ -651,13 +651,7 @@ static int rio_reset_stats(struct res_shares *s, const char *args)
 static void rio_move_task(struct task_struct *tsk, struct res_shares *from,
 			  struct res_shares *to, enum res_group_event event)
 {
-	struct cgroup_subsys_state *css = NULL;
-
-	if (tsk->flags & PF_KTHREAD)
-		return;
-	if (to && to->parent)
-		css = res_shadow_css(to, "io");
-	res_group_css_set_task(tsk, RES_GROUP_CSS_IO, css);
+	res_shadow_place_task(tsk, to, RES_GROUP_CSS_IO);
 }
 
 static struct res_controller io_ctl = {
@@ -678,7 +672,7 @@ static int __init io_init(void)
 {
 	int ret;
 
-	ret = res_shadow_enable("io");
+	ret = res_shadow_enable(RES_GROUP_CSS_IO);
 	if (ret) {
 		pr_err("no shadow cgroups (is cgroup2's io controller there?): %d\n",
 		       ret);
@@ -687,7 +681,7 @@ static int __init io_init(void)
 	res_group_css_enable();
 	ret = res_controller_register(&io_ctl);
 	if (ret)
-		res_shadow_disable("io");
+		res_shadow_disable(RES_GROUP_CSS_IO);
 	return ret;
 }
 
@@ -706,7 +700,7 @@ static void __exit io_exit(void)
 	rio_leaving = true;
 	mutex_unlock(&rio_mutex);
 	res_controller_unregister(&io_ctl);
-	res_shadow_disable("io");
+	res_shadow_disable(RES_GROUP_CSS_IO);
 }
 
 module_init(io_init);

@@ -105,7 +105,8 @@ static u64 rm_root_held(void)
 	struct res_group_memcg_stat st = {};
 	struct cgroup_subsys_state *css;
 
-	css = rm_root ? res_shadow_css_get(&rm_root->shares, "memory") : NULL;
+	css = rm_root ? res_shadow_css_get(&rm_root->shares,
+					   RES_GROUP_CSS_MEMORY) : NULL;
 	if (css) {
 		res_group_memcg_stat(css, &st);
 		css_put(css);
@@ -273,7 +274,9 @@ static void rm_shares_changed(struct res_shares *s)
 
 static void rm_read(struct res_shares *s, struct res_group_memcg_stat *st)
 {
-	struct cgroup_subsys_state *css = res_shadow_css_get(s, "memory");
+	struct cgroup_subsys_state *css;
+
+	css = res_shadow_css_get(s, RES_GROUP_CSS_MEMORY);
 
 	memset(st, 0, sizeof(*st));
 	if (css) {
@@ -309,7 +312,7 @@ static int rm_reset_stats(struct res_shares *s, const char *args)
 	if (*args)
 		return -EINVAL;
 	rm_read(s, &st);
-	css = res_shadow_css_get(s, "memory");
+	css = res_shadow_css_get(s, RES_GROUP_CSS_MEMORY);
 	if (css) {
 		res_group_memcg_reset_peak(css);
 		css_put(css);
@@ -327,13 +330,7 @@ static int rm_reset_stats(struct res_shares *s, const char *args)
 static void rm_move_task(struct task_struct *tsk, struct res_shares *from,
 			 struct res_shares *to, enum res_group_event event)
 {
-	struct cgroup_subsys_state *css = NULL;
-
-	if (tsk->flags & PF_KTHREAD)
-		return;
-	if (to && to->parent)
-		css = res_shadow_css(to, "memory");
-	res_group_css_set_task(tsk, RES_GROUP_CSS_MEMORY, css);
+	res_shadow_place_task(tsk, to, RES_GROUP_CSS_MEMORY);
 }
 
 static struct res_controller memory_ctl = {
@@ -356,7 +353,7 @@ static int __init memory_init(void)
 
 	if (!total_memory)
 		total_memory = (u64)totalram_pages() << PAGE_SHIFT;
-	ret = res_shadow_enable("memory");
+	ret = res_shadow_enable(RES_GROUP_CSS_MEMORY);
 	if (ret) {
 		pr_err("no shadow cgroups (is cgroup2's memory controller there?): %d\n",
 		       ret);
@@ -365,14 +362,14 @@ static int __init memory_init(void)
 	res_group_css_enable();
 	ret = res_controller_register(&memory_ctl);
 	if (ret)
-		res_shadow_disable("memory");
+		res_shadow_disable(RES_GROUP_CSS_MEMORY);
 	return ret;
 }
 
 static void __exit memory_exit(void)
 {
 	res_controller_unregister(&memory_ctl);
-	res_shadow_disable("memory");
+	res_shadow_disable(RES_GROUP_CSS_MEMORY);
 }
 
 module_init(memory_init);

@@ -77,8 +77,10 @@
  * rg_shadow_enable_mutex (waits for the workers), rg_shadow_dir_mutex, a
  * shadow's @knob_mutex, rg_mutex (the workers take rg_mutex only to walk
  * the groups and publish css's; its holders never wait for a worker; it
- * is never taken under @knob_mutex). res_shadow_read() reads files the
- * workers keep open (@rd, under @knob_lock): no path walk under rg_mutex.
+ * is never taken under @knob_mutex), but for res_shadow_read(), whose
+ * reader on rg_shadow_read_wq takes no lock and needs no fork to run. It
+ * reads files the workers keep open (@rd, under @knob_lock): no path
+ * walk under rg_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -92,7 +94,9 @@
 #include <linux/moduleparam.h>
 #include <linux/namei.h>
 #include <linux/rcupdate.h>
+#include <linux/res_group_css.h>
 #include <linux/res_group_shadow.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -106,12 +110,18 @@ MODULE_PARM_DESC(shadow_root,
 
 /* The cgroup v2 controllers a shadow carries, for whom enabled them. */
 enum rg_shadow_ss {
-	RG_SS_MEMORY,
-	RG_SS_IO,
+	RG_SS_MEMORY = RES_GROUP_CSS_MEMORY,
+	RG_SS_IO = RES_GROUP_CSS_IO,
 	RG_SS_NR,
 };
 
-static const char * const rg_ss_name[RG_SS_NR] = { "memory", "io" };
+static_assert(ARRAY_SIZE(((struct task_struct *)NULL)->res_group_css) ==
+	      RG_SS_NR, "a shadow's controllers are a task's css slots");
+
+static const char * const rg_ss_name[RG_SS_NR] = {
+	[RG_SS_MEMORY]	= "memory",
+	[RG_SS_IO]	= "io",
+};
 
 /*
  * The files res_shadow_read() reads, kept open by the workers from the
@@ -221,6 +231,13 @@ struct rg_shadow_req {
 
 static struct workqueue_struct *rg_shadow_wq;
 static struct workqueue_struct *rg_shadow_write_wq;
+/*
+ * res_shadow_read()'s reads: its caller holds rg_mutex and waits, so its
+ * work may not wait for a new kworker (a fork, which may wait for
+ * rg_fork_sem, whose writer may wait for rg_mutex): WQ_MEM_RECLAIM gives
+ * it a rescuer made at load.
+ */
+static struct workqueue_struct *rg_shadow_read_wq;
 static struct res_shadow *rg_shadow_root;
 static DEFINE_MUTEX(rg_shadow_enable_mutex);
 /* Directories: mkdir, rmdir and making removed ones again; the css's. */
@@ -344,14 +361,9 @@ static bool rg_ss_on_dfl(enum rg_shadow_ss ss)
 	return ss == RG_SS_MEMORY && cgroup_subsys_on_dfl(memory_cgrp_subsys);
 }
 
-static int rg_ss_find(const char *name)
+static int rg_ss_find(enum res_group_css_slot slot)
 {
-	int ss;
-
-	for (ss = 0; ss < RG_SS_NR; ss++)
-		if (!strcmp(name, rg_ss_name[ss]))
-			return ss;
-	return -EINVAL;
+	return (unsigned int)slot < RG_SS_NR ? (int)slot : -EINVAL;
 }
 
 /* The css of @ss of the cgroup at @path, with a reference. */
@@ -546,13 +558,16 @@ static void rg_shadow_rd_set(struct res_shadow *sh, int i, struct file *f)
  * (again: a directory made again), close those of the others. Caller
  * holds rg_shadow_dir_mutex (a worker: init's namespaces).
  */
-static void rg_shadow_rd_open(struct res_shadow *sh, unsigned long mask)
+static void rg_shadow_rd_update(struct res_shadow *sh, unsigned long mask,
+				unsigned long touch)
 {
 	struct file *f;
 	char *path;
 	int i;
 
 	for (i = 0; i < RG_SHADOW_READS; i++) {
+		if (!test_bit(rg_shadow_reads[i].ss, &touch))
+			continue;
 		f = NULL;
 		if (test_bit(rg_shadow_reads[i].ss, &mask)) {
 			path = kasprintf(GFP_KERNEL, "%s/%s", sh->path,
@@ -561,13 +576,21 @@ static void rg_shadow_rd_open(struct res_shadow *sh, unsigned long mask)
 			    ERR_PTR(-ENOMEM);
 			kfree(path);
 			if (IS_ERR(f)) {
-				pr_warn("%s/%s: cannot open: %ld\n", sh->path,
-					rg_shadow_reads[i].file, PTR_ERR(f));
+				pr_warn_ratelimited("%s/%s: cannot open: %ld\n",
+						    sh->path,
+						    rg_shadow_reads[i].file,
+						    PTR_ERR(f));
 				f = NULL;
 			}
 		}
 		rg_shadow_rd_set(sh, i, f);
 	}
+}
+
+/* Open @sh's reads of the controllers in @mask, close the others. */
+static void rg_shadow_rd_open(struct res_shadow *sh, unsigned long mask)
+{
+	rg_shadow_rd_update(sh, mask, ~0UL);
 }
 
 /*
@@ -1308,7 +1331,7 @@ static int rg_shadow_ss_add(enum rg_shadow_ss ss)
 		return ret;
 	/* Pairs with res_shadow_css(): whole when seen. */
 	smp_store_release(&rg_shadow_root->css[ss], css[ss]);
-	rg_shadow_rd_open(rg_shadow_root, rg_shadow_mask);
+	rg_shadow_rd_update(rg_shadow_root, BIT(ss), BIT(ss));
 	mutex_lock(&rg_mutex);
 	shs = rg_shadow_subtree(&rg_root, &n);
 	mutex_unlock(&rg_mutex);
@@ -1332,7 +1355,7 @@ static int rg_shadow_ss_add(enum rg_shadow_ss ss)
 		else	/* Pairs with res_shadow_css(): whole when seen. */
 			smp_store_release(&sh->css[ss], css[ss]);
 		if (!ret)
-			rg_shadow_rd_open(sh, rg_shadow_mask);
+			rg_shadow_rd_update(sh, BIT(ss), BIT(ss));
 	}
 	rg_shadow_subtree_put(shs, n);
 	return ret;
@@ -1450,7 +1473,8 @@ static void rg_shadow_off(enum rg_shadow_ss ss)
 		WRITE_ONCE(sh->css[ss], NULL);
 		if (css)
 			css_put(css);
-		rg_shadow_rd_open(sh, rg_shadow_mask & ~BIT(ss));
+		/* Only @ss's reads closed: the others stay as they are. */
+		rg_shadow_rd_update(sh, 0, BIT(ss));
 	}
 	/* Its protection of the whole, for memory (rg_shadow_root_enable()). */
 	if (ss == RG_SS_MEMORY &&
@@ -1532,9 +1556,9 @@ void rg_shadow_group_remove(struct res_group *grp)
 
 static void __res_shadow_disable(enum rg_shadow_ss ss);
 
-int res_shadow_enable(const char *subsys)
+int res_shadow_enable(enum res_group_css_slot slot)
 {
-	int ss = rg_ss_find(subsys);
+	int ss = rg_ss_find(slot);
 	struct rg_shadow_batch b;
 	struct res_group *grp;
 	int ret, err;
@@ -1585,7 +1609,8 @@ int res_shadow_enable(const char *subsys)
 		mutex_unlock(&rg_shadow_enable_mutex);
 		return 0;
 	}
-	pr_err("cannot make the groups' shadows for %s: %d\n", subsys, ret);
+	pr_err("cannot make the groups' shadows for %s: %d\n", rg_ss_name[ss],
+	       ret);
 fail:
 	/* Undone before another controller's enable or disable runs. */
 	__res_shadow_disable(ss);
@@ -1622,9 +1647,9 @@ static void __res_shadow_disable(enum rg_shadow_ss ss)
 	rg_shadow_batch_wait(&b, false);
 }
 
-void res_shadow_disable(const char *subsys)
+void res_shadow_disable(enum res_group_css_slot slot)
 {
-	int ss = rg_ss_find(subsys);
+	int ss = rg_ss_find(slot);
 
 	if (ss < 0)
 		return;
@@ -1643,10 +1668,10 @@ static struct res_shadow *rg_shadow_of(struct res_shares *s)
 }
 
 struct cgroup_subsys_state *res_shadow_css(struct res_shares *s,
-					   const char *subsys)
+					   enum res_group_css_slot slot)
 {
 	struct res_shadow *sh = rg_shadow_of(s);
-	int ss = rg_ss_find(subsys);
+	int ss = rg_ss_find(slot);
 
 	if (!sh || ss < 0)
 		return NULL;
@@ -1656,18 +1681,31 @@ struct cgroup_subsys_state *res_shadow_css(struct res_shares *s,
 EXPORT_SYMBOL_GPL(res_shadow_css);
 
 struct cgroup_subsys_state *res_shadow_css_get(struct res_shares *s,
-					       const char *subsys)
+					       enum res_group_css_slot slot)
 {
 	struct cgroup_subsys_state *css;
 
 	rcu_read_lock();
-	css = res_shadow_css(s, subsys);
+	css = res_shadow_css(s, slot);
 	if (css && !css_tryget(css))
 		css = NULL;
 	rcu_read_unlock();
 	return css;
 }
 EXPORT_SYMBOL_GPL(res_shadow_css_get);
+
+void res_shadow_place_task(struct task_struct *tsk, struct res_shares *to,
+			   enum res_group_css_slot slot)
+{
+	struct cgroup_subsys_state *css = NULL;
+
+	if (WARN_ON_ONCE(rg_ss_find(slot) < 0) || (tsk->flags & PF_KTHREAD))
+		return;
+	if (to && to->parent)
+		css = res_shadow_css(to, slot);
+	res_group_css_set_task(tsk, slot, css);
+}
+EXPORT_SYMBOL_GPL(res_shadow_place_task);
 
 void res_shadow_write_str(struct res_shares *s, const char *file,
 			  const char *val, unsigned int flags)
@@ -1726,11 +1764,13 @@ static void rg_shadow_read_work(struct work_struct *work)
 }
 
 /*
- * The read itself is a worker's, on system_unbound_wq: a cgroup file's
+ * The read itself is a worker's, on rg_shadow_read_wq: a cgroup file's
  * read takes kernfs's and seq_file's locks, of one lockdep class for
  * every such file, which a cgroup.subtree_control write holds while it
  * takes cgroup_mutex; read under rg_mutex, they would tie rg_mutex to
- * cgroup_mutex (and forks). The worker takes no lock of ours.
+ * cgroup_mutex (and forks). The worker takes no lock of ours, and needs
+ * no fork to run (the queue's rescuer). The readers share each kept-open
+ * file (and its position): rg_mutex serialises them.
  */
 ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 			size_t size)
@@ -1739,6 +1779,7 @@ ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 	struct rg_shadow_read rd = { .buf = buf, .size = size };
 	int i;
 
+	lockdep_assert_held(&rg_mutex);
 	if (!size)
 		return -EINVAL;
 	buf[0] = '\0';
@@ -1758,12 +1799,13 @@ ssize_t res_shadow_read(struct res_shares *s, const char *file, char *buf,
 		return -ENOENT;
 	INIT_WORK_ONSTACK(&rd.work, rg_shadow_read_work);
 	init_completion(&rd.done);
-	queue_work(system_unbound_wq, &rd.work);
+	queue_work(rg_shadow_read_wq, &rd.work);
 	/* Not killable: the worker writes into @buf. */
 	wait_for_completion(&rd.done);
 	destroy_work_on_stack(&rd.work);
 	fput(rd.f);
-	return rd.ret;
+	/* A directory removed from outside: no shadow (until made again). */
+	return rd.ret == -ENODEV ? -ENOENT : rd.ret;
 }
 EXPORT_SYMBOL_GPL(res_shadow_read);
 
@@ -1786,12 +1828,16 @@ int rg_shadow_init(void)
 {
 	rg_shadow_wq = alloc_ordered_workqueue("rg_shadow", 0);
 	rg_shadow_write_wq = alloc_ordered_workqueue("rg_shadow_write", 0);
-	if (rg_shadow_wq && rg_shadow_write_wq)
+	rg_shadow_read_wq = alloc_workqueue("rg_shadow_read",
+					    WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (rg_shadow_wq && rg_shadow_write_wq && rg_shadow_read_wq)
 		return 0;
 	if (rg_shadow_wq)
 		destroy_workqueue(rg_shadow_wq);
 	if (rg_shadow_write_wq)
 		destroy_workqueue(rg_shadow_write_wq);
+	if (rg_shadow_read_wq)
+		destroy_workqueue(rg_shadow_read_wq);
 	return -ENOMEM;
 }
 
@@ -1800,6 +1846,7 @@ void rg_shadow_exit(void)
 {
 	int ss;
 
+	destroy_workqueue(rg_shadow_read_wq);
 	destroy_workqueue(rg_shadow_write_wq);
 	destroy_workqueue(rg_shadow_wq);
 	if (rg_shadow_root) {

@@ -1263,6 +1263,28 @@ TEST_F(io, stats_per_device_and_reset)
 	/* A root-group task's reads: not ours to count. */
 	ASSERT_EQ(0, read_n(NB, NULL, 65536, 2));
 	EXPECT_EQ(131072, iostat("g", devno, "rbytes"));
+
+	/*
+	 * The shadows' io.stat, which the service keeps open, follows them:
+	 * io enabled in shadows that memory made (the shadows new: rg_io's
+	 * unload removed them), memory leaving while io stays, a shadow
+	 * made again after its removal from outside (counting from 0).
+	 */
+	ASSERT_EQ(0, rg_rmmod("rg_io"));
+	ASSERT_EQ(0, rg_insmod(MEMORY_KO, NULL));
+	ASSERT_EQ(0, rg_insmod(IO_KO, NULL));
+	ASSERT_EQ(0, devices_set_default());
+	ASSERT_EQ(0, read_n(NB, "g", 65536, 2));
+	EXPECT_EQ(131072, iostat("g", devno, "rbytes"));
+	ASSERT_EQ(0, rg_rmmod("rg_memory"));
+	ASSERT_EQ(0, read_n(NB, "g", 65536, 2));
+	EXPECT_EQ(262144, iostat("g", devno, "rbytes"));
+	ASSERT_EQ(0, rmdir(SHADOWS "/g/c"));
+	ASSERT_EQ(0, rmdir(SHADOWS "/g"));
+	ASSERT_EQ(0, shares_set("g", "max_shares", 50));
+	ASSERT_EQ(0, read_n(NB, "g", 65536, 2));
+	EXPECT_EQ(131072, iostat("g", devno, "rbytes"));
+	EXPECT_EQ(2, iostat("g", devno, "rios"));
 }
 
 TEST_HARNESS_MAIN

@@ -27,10 +27,12 @@
 #ifndef _LINUX_RES_GROUP_SHADOW_H
 #define _LINUX_RES_GROUP_SHADOW_H
 
+#include <linux/res_group_css.h>
 #include <linux/types.h>
 
 struct cgroup_subsys_state;
 struct res_shares;
+struct task_struct;
 
 /* Value for res_shadow_write(): the file's "max". */
 #define RES_SHADOW_MAX	U64_MAX
@@ -47,37 +49,39 @@ struct res_shares;
 
 /**
  * res_shadow_enable - give every non-root group a shadow, from now on
- * @subsys: the cgroup v2 controller the caller drives: "memory" or "io"
+ * @slot: the cgroup v2 controller the caller drives, named by a task's css
+ *	slot for it: RES_GROUP_CSS_MEMORY ("memory") or RES_GROUP_CSS_IO ("io")
  *
- * The first call makes shadow_root if it is missing and enables @subsys
- * in its parent's and its own cgroup.subtree_control, and makes the
- * shadows of the existing groups; a call for another @subsys enables it
+ * The first call makes shadow_root if it is missing and enables @slot's
+ * controller in its parent's and its own cgroup.subtree_control, makes the
+ * shadows of the existing groups; a call for another @slot enables it
  * in every shadow too. Waits for all of it. Call it before
  * res_controller_register(), so that the tasks the registration tells of
  * find their shadows. May sleep; caller holds no lock of the framework's.
  *
- * Return: 0; -ENODEV if @subsys is not a cgroup v2 controller here (no
- * memory cgroups, cgroup v1 only, shadow_root not on cgroup2); -ENOENT if
- * shadow_root's parent is missing or has no @subsys; another errno of
- * the VFS or cgroup.
+ * Return: 0; -EINVAL for an unknown @slot; -EBUSY if another caller has
+ * it; -ENODEV if its controller is not a cgroup v2 controller here (no
+ * memory cgroups, cgroup v1 only, shadow_root not on cgroup2); -ENOENT
+ * if shadow_root's parent is missing or lacks the controller; another
+ * errno of the VFS or cgroup.
  */
-int res_shadow_enable(const char *subsys);
+int res_shadow_enable(enum res_group_css_slot slot);
 
 /**
  * res_shadow_disable - undo res_shadow_enable()
- * @subsys: as given to it
+ * @slot: as given to it
  *
  * After res_controller_unregister(): the last user's call removes every
  * shadow (not shadow_root), children first, and waits for it; while
- * another controller still uses them, @subsys's files written through
+ * another controller still uses them, @slot's files written through
  * res_shadow_write*() are set back to their defaults instead.
  */
-void res_shadow_disable(const char *subsys);
+void res_shadow_disable(enum res_group_css_slot slot);
 
 /**
  * res_shadow_css - the css of @s's group's shadow
  * @s: a group's shares; the root group's shadow is shadow_root
- * @subsys: "memory" or "io"
+ * @slot: RES_GROUP_CSS_MEMORY or RES_GROUP_CSS_IO
  *
  * Any context; the css is valid while the group's shares are, under
  * the framework's mutex or a group's lock (the callbacks): a directory
@@ -86,19 +90,34 @@ void res_shadow_disable(const char *subsys);
  * Return: the css, or NULL if the shadow could not be made.
  */
 struct cgroup_subsys_state *res_shadow_css(struct res_shares *s,
-					   const char *subsys);
+					   enum res_group_css_slot slot);
 
 /**
  * res_shadow_css_get - res_shadow_css(), with a reference
  * @s: a group's shares
- * @subsys: "memory" or "io"
+ * @slot: RES_GROUP_CSS_MEMORY or RES_GROUP_CSS_IO
  *
  * Any context. For a caller that may run while the shadow's directory is
  * made again (removed from outside): the css may change then. Return:
  * the css (css_put() it), or NULL.
  */
 struct cgroup_subsys_state *res_shadow_css_get(struct res_shares *s,
-					       const char *subsys);
+					       enum res_group_css_slot slot);
+
+/**
+ * res_shadow_place_task - a controller's move_task(): point @tsk's @slot
+ *	at its group's shadow
+ * @tsk: the task moved, forked or leaving
+ * @to: its group's shares, or NULL when it leaves the controller
+ * @slot: RES_GROUP_CSS_MEMORY or RES_GROUP_CSS_IO
+ *
+ * A task of a non-root group charges (issues its bios as) the group's
+ * shadow; the root group's tasks, tasks leaving and kernel threads are
+ * left to their own cgroups (the slot cleared; a kernel thread's is
+ * never set). Under the locks move_task() is called with.
+ */
+void res_shadow_place_task(struct task_struct *tsk, struct res_shares *to,
+			   enum res_group_css_slot slot);
 
 /**
  * res_shadow_write - queue writing @val to a file of @s's group's shadow
