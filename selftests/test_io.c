@@ -37,6 +37,16 @@
  * BFQ case left to the full tier), 512 KiB written instead of 4 MiB.
  * Wall-time bounds are only ever ones that host load cannot break: a
  * least time (a held write), or bytes done within a generous time.
+ *
+ * Host load: a guest whose vCPUs the host leaves unrun for a while (TCG
+ * beside other work) does less I/O in a window though every ceiling
+ * holds, and shares a device unevenly: a reader that does not run asks
+ * for nothing, and blk-throttle gives no time back for an idle slice.
+ * So each window is watched for stalls (stall_begin()): a rate's bounds
+ * give way by what the guest lost (a stalled reader's backlog also
+ * comes out in a burst: blk-throttle's slice keeps the time it could
+ * not use), up to a limit that still fails a wrong ceiling, and a
+ * window the host stalled is measured again (see STALL_RETRY).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,12 +54,15 @@
 #include <limits.h>
 #include <linux/blkpg.h>
 #include <linux/fs.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -256,8 +269,103 @@ static double sample(struct ctr *c, int ios, long *n)
 }
 
 /*
+ * Stalls: a thread on each vCPU sleeps STALL_STEP_S at a time over a
+ * window and adds up what each sleep overslept by more than STALL_MIN_S (on a quiet host none
+ * does: a guest's timers are at most a few hundred us late, under
+ * KASAN and TCG): the time the host did not run the guest, as a part of
+ * the window, the most of any vCPU, in win_stall. A rate's bounds give way by STALL_K x that
+ * part (the reader lost that time, or made it up in a burst within
+ * blk-throttle's slice, in a window of a few slices), at most
+ * STALL_MAX_PCT, which still fails a ceiling half or twice what it
+ * should be, none, or the wrong one of precedence (a quarter or four
+ * times); a window stalled more than STALL_RETRY whose rate is out of
+ * bounds is measured again, up to twice (the third is judged whatever
+ * the host did). Measured beside a load of 12 on the host's 2 CPUs:
+ * stalls of 33-75 %, rates within 5 % of the ceilings in most windows,
+ * 28 % over in one of 0.25 s.
+ */
+#define STALL_STEP_S 0.004
+#define STALL_MIN_S 0.002
+#define STALL_K 2
+#define STALL_MAX_PCT 30.0
+#define STALL_RETRY 0.02
+
+#define STALL_CPUS 8
+
+static double win_stall;
+static int stall_stop;
+static int stall_n;
+static pthread_t stall_thread[STALL_CPUS];
+static double stall_sum[STALL_CPUS];
+static double stall_t0;
+
+/* One per vCPU, pinned: the host stalls each vCPU on its own. */
+static void *stall_watch(void *arg)
+{
+	long cpu = (long)arg;
+	double t, late;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	while (!__atomic_load_n(&stall_stop, __ATOMIC_ACQUIRE)) {
+		t = now();
+		usleep(STALL_STEP_S * 1e6);
+		late = now() - t - STALL_STEP_S;
+		if (late > STALL_MIN_S)
+			stall_sum[cpu] += late;
+	}
+	return arg;
+}
+
+static void stall_begin(void)
+{
+	long cpu, n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	stall_stop = 0;
+	stall_t0 = now();
+	for (stall_n = 0, cpu = 0; cpu < n && cpu < STALL_CPUS; cpu++) {
+		stall_sum[cpu] = 0;
+		if (pthread_create(&stall_thread[cpu], NULL, stall_watch,
+				   (void *)cpu))
+			break;
+		stall_n++;
+	}
+}
+
+/* The window's stall, the most any vCPU had, into win_stall; logged. */
+static void stall_end(void)
+{
+	double len;
+	int i;
+
+	__atomic_store_n(&stall_stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < stall_n; i++)
+		pthread_join(stall_thread[i], NULL);
+	len = now() - stall_t0;
+	win_stall = 0;
+	for (i = 0; i < stall_n; i++)
+		if (stall_sum[i] / len > win_stall)
+			win_stall = stall_sum[i] / len;
+	if (win_stall > 0)
+		fprintf(stderr, "# the host stalled the guest for %.1f %% of the window\n",
+			win_stall * 100);
+}
+
+/* The lower bound's allowance for a stall of @stall, in %. */
+static double stall_pct(double stall)
+{
+	double pct = STALL_K * stall * 100;
+
+	return pct < STALL_MAX_PCT ? pct : STALL_MAX_PCT;
+}
+
+/*
  * After @warm s, @c's bytes (or I/Os) a second over about @window s:
- * between the ends of two I/Os, so that no part of one is counted.
+ * between the ends of two I/Os, so that no part of one is counted. The
+ * window's stall in win_stall.
  */
 static double rate(struct ctr *c, int ios, double warm, double window)
 {
@@ -265,9 +373,11 @@ static double rate(struct ctr *c, int ios, double warm, double window)
 	double t0, t1;
 
 	usleep(warm * 1e6);
+	stall_begin();
 	t0 = sample(c, ios, &n0);
 	usleep(window * 1e6);
 	t1 = sample(c, ios, &n1);
+	stall_end();
 	return t1 > t0 ? (n1 - n0) / (t1 - t0) : 0;
 }
 
@@ -308,6 +418,30 @@ static int near(const char *what, double v, double want, double pct)
 	fprintf(stderr, "# %s: %.1f, want %.1f (%+.2f %%, bound %.1f %%)\n",
 		what, v, want, err, pct);
 	return err <= pct && err >= -pct;
+}
+
+/*
+ * @c's rate (as rate()) judged against @want +- @pct %, the bounds
+ * given way by the window's stall, a stalled window out of them
+ * measured again (see STALL_RETRY). The rate into *@r, its window's
+ * stall into win_stall.
+ */
+static int rate_near(const char *what, struct ctr *c, int ios, double warm,
+		     double window, double want, double pct, double *r)
+{
+	double v;
+	int try;
+
+	for (try = 0;; try++) {
+		v = rate(c, ios, try ? 0 : warm, window);
+		if (r)
+			*r = v;
+		if (near(what, v, want, pct + stall_pct(win_stall)))
+			return 1;
+		if (win_stall < STALL_RETRY || try == 2)
+			return 0;
+		fprintf(stderr, "# a stalled window out of bounds: measuring again\n");
+	}
 }
 
 static char devno[32];
@@ -570,7 +704,7 @@ TEST_F(io, knobs_follow_shares_and_devices)
 static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 			 int ios)
 {
-	double window = (rg_quick() ? 0.3 : 5), ours, theirs, want;
+	double window = (rg_quick() ? 0.3 : 5), ours, theirs, want, stalls;
 	double pct = (rg_quick() ? 10 : 5), apart = (rg_quick() ? 8 : 2);
 	int bs = ios ? 4096 : 16384;
 	char buf[128];
@@ -579,11 +713,11 @@ static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 	ASSERT_EQ(0, ios ? only("riops", CAP_IOPS) : only("rbps", CAP_BPS));
 	pid[0] = reader(&ctrs[0], NB, NULL, "g", bs, 0);
 	ASSERT_LT(0, pid[0]);
-	ours = rate(&ctrs[0], ios, 0.1, window);
+	EXPECT_TRUE(rate_near(ios ? "group's reads/s" : "group's bytes/s",
+			      &ctrs[0], ios, 0.1, window, want, pct, &ours));
+	stalls = win_stall;
 	EXPECT_EQ(0, stop(&ctrs[0], pid[0]));
 	pid[0] = 0;
-	EXPECT_TRUE(near(ios ? "group's reads/s" : "group's bytes/s", ours,
-			 want, pct));
 
 	ASSERT_EQ(0, mkdir(CGA, 0755));
 	snprintf(buf, sizeof(buf), "%s %s=%ld", devno, ios ? "riops" : "rbps",
@@ -591,12 +725,14 @@ static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 	ASSERT_EQ(0, rg_write(CGA "/io.max", buf));
 	pid[0] = reader(&ctrs[0], NB, CGA, NULL, bs, 0);
 	ASSERT_LT(0, pid[0]);
-	theirs = rate(&ctrs[0], ios, 0.1, window);
+	EXPECT_TRUE(rate_near(ios ? "cgroup's reads/s" : "cgroup's bytes/s",
+			      &ctrs[0], ios, 0.1, window, want, pct, &theirs));
+	stalls += win_stall;
 	EXPECT_EQ(0, stop(&ctrs[0], pid[0]));
 	pid[0] = 0;
-	EXPECT_TRUE(near(ios ? "cgroup's reads/s" : "cgroup's bytes/s",
-			 theirs, want, pct));
-	EXPECT_TRUE(near("group's vs cgroup's", ours, theirs, apart));
+	/* (either may have lost what its window's stall took) */
+	EXPECT_TRUE(near("group's vs cgroup's", ours, theirs,
+			 apart + stall_pct(stalls)));
 }
 
 TEST_F(io, read_bps_ceiling_as_cgroups)
@@ -654,6 +790,7 @@ TEST_F(io, nested_ceilings_the_tighter_holds)
 {
 	double window = (rg_quick() ? 0.25 : 2), a, t[4];
 	double pct = (rg_quick() ? 10 : 5), warm = (rg_quick() ? 0.1 : 0.2);
+	int try, ok;
 	long n[4];
 
 	ASSERT_EQ(0, only("rbps", CAP_BPS));
@@ -661,15 +798,15 @@ TEST_F(io, nested_ceilings_the_tighter_holds)
 	ASSERT_EQ(0, rg_mkdir("g/d"));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	a = rate(&ctrs[0], 0, warm, window);
-	EXPECT_TRUE(near("g/c under g's ceiling", a, G_BPS, pct));
+	EXPECT_TRUE(rate_near("g/c under g's ceiling", &ctrs[0], 0, warm,
+			      window, G_BPS, pct, NULL));
 	/* (a fresh reader each time: none waits under the old ceiling) */
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	ASSERT_EQ(0, shares_set("g/c", "max_shares", 50));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	EXPECT_TRUE(near("g/c's own ceiling", rate(&ctrs[0], 0, warm, window),
-			 G_BPS / 2, pct));
+	EXPECT_TRUE(rate_near("g/c's own ceiling", &ctrs[0], 0, warm, window,
+			      G_BPS / 2, pct, NULL));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	ASSERT_EQ(0, shares_set("g/c", "max_shares", 100));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
@@ -677,13 +814,22 @@ TEST_F(io, nested_ceilings_the_tighter_holds)
 	self->pid[1] = reader(&ctrs[1], NB, NULL, "g/d", 16384, 16 * MIB);
 	ASSERT_LT(0, self->pid[1]);
 	usleep(rg_scaled(500000, 200000));
-	t[0] = sample(&ctrs[0], 0, &n[0]);
-	t[1] = sample(&ctrs[1], 0, &n[1]);
-	usleep(window * 1e6);
-	t[2] = sample(&ctrs[0], 0, &n[2]);
-	t[3] = sample(&ctrs[1], 0, &n[3]);
-	a = (n[2] - n[0]) / (t[2] - t[0]) + (n[3] - n[1]) / (t[3] - t[1]);
-	EXPECT_TRUE(near("g/c and g/d together", a, G_BPS, pct));
+	for (try = 0;; try++) {
+		stall_begin();
+		t[0] = sample(&ctrs[0], 0, &n[0]);
+		t[1] = sample(&ctrs[1], 0, &n[1]);
+		usleep(window * 1e6);
+		t[2] = sample(&ctrs[0], 0, &n[2]);
+		t[3] = sample(&ctrs[1], 0, &n[3]);
+		stall_end();
+		a = (n[2] - n[0]) / (t[2] - t[0]) +
+		    (n[3] - n[1]) / (t[3] - t[1]);
+		ok = near("g/c and g/d together", a, G_BPS,
+			  pct + stall_pct(win_stall));
+		if (ok || win_stall < STALL_RETRY || try == 2)
+			break;
+	}
+	EXPECT_TRUE(ok);
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	EXPECT_EQ(0, stop(&ctrs[1], self->pid[1]));
 	self->pid[0] = 0;
@@ -706,8 +852,8 @@ TEST_F(io, precedence_over_io_cgroups)
 	ASSERT_EQ(0, rg_write(CGA "/io.max", buf));
 	self->pid[0] = reader(&ctrs[0], NB, CGA, "g", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	EXPECT_TRUE(near("in the cgroup and g", rate(&ctrs[0], 0, 0.1, window),
-			 G_BPS, pct));
+	EXPECT_TRUE(rate_near("in the cgroup and g", &ctrs[0], 0, 0.1, window,
+			      G_BPS, pct, NULL));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	/* (4 KiB reads: 64 a second, as the others' 16 KiB at 1 MiB/s) */
 	self->pid[0] = reader(&ctrs[0], NB, CGA, NULL, 4096, 0);
@@ -716,9 +862,9 @@ TEST_F(io, precedence_over_io_cgroups)
 	 * (cgroup's own ceiling: which one applies is the point, a quarter
 	 * of ours; 256 KiB/s in 4 KiB reads came out 6-10 % off at times)
 	 */
-	EXPECT_TRUE(near("in the cgroup, the root group",
-			 rate(&ctrs[0], 0, rg_quick() ? 0.1 : 0.5, window),
-			 G_BPS / 4, rg_quick() ? 25 : 15));
+	EXPECT_TRUE(rate_near("in the cgroup, the root group", &ctrs[0], 0,
+			      rg_quick() ? 0.1 : 0.5, window, G_BPS / 4,
+			      rg_quick() ? 25 : 15, NULL));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	self->pid[0] = 0;
 }
@@ -734,14 +880,17 @@ static int queue_set(const char *dev, const char *file, const char *val)
 
 /*
  * A reader in @a and one in @b (cgroups, or groups if @groups) of NB2,
- * @n each: a's bytes over b's in the same window.
+ * @n each: a's bytes over b's in the same window. A window the host
+ * stalled more than STALL_RETRY is measured again, up to twice, and the
+ * least stalled of the three is taken (a reader the host does not run
+ * leaves the device to the other).
  */
 static double share_ratio(struct __test_metadata *_metadata, pid_t *pid,
 			  const char *a, const char *b, int groups, int n)
 {
-	double window = (rg_quick() ? 0.4 : 4);
-	long a0 = 0, b0 = 0, a1 = 0, b1 = 0;
-	int i;
+	double window = (rg_quick() ? 0.4 : 4), least = 2, ratio = -1, r;
+	long a0, b0, a1, b1, da = 0, db = 0;
+	int i, try;
 
 	for (i = 0; i < 2 * n; i++) {
 		const char *where = i % 2 ? b : a;
@@ -752,18 +901,36 @@ static double share_ratio(struct __test_metadata *_metadata, pid_t *pid,
 			return -1;
 	}
 	usleep(rg_scaled(500000, 150000));
-	for (i = 0; i < 2 * n; i++)
-		*(i % 2 ? &b0 : &a0) += ld(&ctrs[i].bytes);
-	usleep(window * 1e6);
-	for (i = 0; i < 2 * n; i++)
-		*(i % 2 ? &b1 : &a1) += ld(&ctrs[i].bytes);
+	for (try = 0; try < 3 && least >= STALL_RETRY; try++) {
+		a0 = 0;
+		b0 = 0;
+		a1 = 0;
+		b1 = 0;
+		stall_begin();
+		for (i = 0; i < 2 * n; i++)
+			*(i % 2 ? &b0 : &a0) += ld(&ctrs[i].bytes);
+		usleep(window * 1e6);
+		for (i = 0; i < 2 * n; i++)
+			*(i % 2 ? &b1 : &a1) += ld(&ctrs[i].bytes);
+		stall_end();
+		r = b1 > b0 ? (double)(a1 - a0) / (b1 - b0) : -1;
+		fprintf(stderr, "# %s %ld bytes, %s %ld bytes: %.3f\n", a,
+			a1 - a0, b, b1 - b0, r);
+		if (win_stall < least) {
+			least = win_stall;
+			ratio = r;
+			da = a1 - a0;
+			db = b1 - b0;
+		}
+	}
 	for (i = 0; i < 2 * n; i++) {
 		EXPECT_EQ(0, stop(&ctrs[i], pid[i]));
 		pid[i] = 0;
 	}
-	fprintf(stderr, "# %s %ld bytes, %s %ld bytes: %.3f\n", a, a1 - a0,
-		b, b1 - b0, b1 > b0 ? (double)(a1 - a0) / (b1 - b0) : -1);
-	return b1 > b0 ? (double)(a1 - a0) / (b1 - b0) : -1;
+	if (try > 1)
+		fprintf(stderr, "# the least stalled window: %s %ld bytes, %s %ld bytes: %.3f\n",
+			a, da, b, db, ratio);
+	return ratio;
 }
 
 /* Groups a (min_shares 75) and b (25): weights 1000 and 333. */
