@@ -254,7 +254,6 @@ FIXTURE_SETUP(mem)
 {
 	char mark[128];
 
-
 	/* Each test's start in the kernel log (and its time). */
 	snprintf(mark, sizeof(mark), "rg_test_memory: %s", _metadata->name);
 	klog_mark(mark);
@@ -1010,19 +1009,40 @@ static void zram_swap_off(void);
 static void ext4_remove(void);
 static long new_scale(void);
 
+/*
+ * Who loaded the modules mem_kept keeps: the harness's pid (each case
+ * runs in a child of it). A later run of the program (or another
+ * program's test) loads them anew, from its own RG_TOP.
+ */
+#define KEPT_MARK "/run/rgm_kept"
+
+/* Note @pid_line in KEPT_MARK; 0 or -1. */
+static int kept_mark(const char *pid_line)
+{
+	int fd = open(KEPT_MARK, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int ok = fd >= 0 &&
+		 write(fd, pid_line, strlen(pid_line)) == (ssize_t)strlen(pid_line);
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
 /* mem_kept's setup: 0, or -1 if a step failed. */
 static int kept_setup(const char *name)
 {
-	char mark[128];
+	char mark[128], buf[32];
 
 	snprintf(mark, sizeof(mark), "rg_test_memory: %s", name);
 	klog_mark(mark);
-	if (!rg_module_loaded("rg_memory") || rg_module_loaded("rg_io") ||
+	snprintf(mark, sizeof(mark), "%d\n", getppid());
+	if (rg_read(KEPT_MARK, buf, sizeof(buf)) < 0 || strcmp(buf, mark) ||
+	    !rg_module_loaded("rg_memory") || rg_module_loaded("rg_io") ||
 	    rg_module_loaded("rg_kmem")) {
 		rg_remove_all_groups();
 		rg_unload_all();
 		if (rg_insmod("module/res_groups.ko", NULL) ||
-		    rg_insmod(MEMORY_KO, PARAMS))
+		    rg_insmod(MEMORY_KO, PARAMS) || kept_mark(mark))
 			return -1;
 	}
 	rg_remove_all_groups();
@@ -1167,7 +1187,7 @@ static void zram_swap_off(void)
  * swapped: it lives, held stays within the limit, the group's swap
  * column (and its shadow's memory.swap.current) holds the rest.
  */
-TEST_F_TIMEOUT(mem_kept, with_swap_a_hog_lives_within_its_limit, 120)
+TEST_F_TIMEOUT(mem_kept, with_swap_a_hog_lives_within_its_limit, 300)
 {
 	/* 128 MiB; 5 MiB (in 4) in the quick tier: swapping out is slow. */
 	long bytes = rg_quick() ? 5 * MIB : NM(128), swap, shadow_swap;
@@ -1388,19 +1408,24 @@ static int touch_free(long bytes)
 	return munmap(p, bytes);
 }
 
-/* What the storm's processes share: the word that ends it. */
+/* Words the test shares with its children and their threads. */
+#define SH_GET(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define SH_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
+/* What the storm's processes share: the words that start and end it. */
 struct storm {
-	volatile int stop;
+	int go;
+	int stop;
 };
 
 static const char * const storm_groups[] = { "g/a", "g/b", "g", "" };
 
 /*
- * One of the storm's workers: until told to stop, forks a child that
- * moves itself to one of the storm's groups, touches @bytes and exits
- * (half of them fork a grandchild that touches as much and exits first),
- * and touches and frees @bytes itself; exits 0, or 20-22 at the first
- * failure (10-12: its child's).
+ * One of the storm's workers: from the word go until told to stop,
+ * forks a child that moves itself to one of the storm's groups, touches
+ * @bytes and exits (every other one forks a grandchild that touches as
+ * much and exits first), and touches and frees @bytes itself; exits 0,
+ * or 20-22 at the first failure (10-12: its child's).
  */
 static void storm_worker(struct storm *sh, int n, long bytes)
 {
@@ -1408,7 +1433,9 @@ static void storm_worker(struct storm *sh, int n, long bytes)
 	int st, i;
 	pid_t c;
 
-	for (i = 0; !sh->stop; i++) {
+	while (!SH_GET(sh->go))
+		usleep(1000);
+	for (i = 0; !SH_GET(sh->stop); i++) {
 		c = fork();
 		if (c < 0)
 			_exit(20);
@@ -1461,13 +1488,17 @@ TEST_F_TIMEOUT(mem_kept, fork_exit_move_storms_end_consistent, 120)
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, sh);
-	sh->stop = 0;
+	SH_SET(sh->go, 0);
+	SH_SET(sh->stop, 0);
 	for (i = 0; i < nw; i++) {
 		w[i] = fork();
 		ASSERT_LE(0, w[i]);
 		if (!w[i])
 			storm_worker(sh, i, NM(2));
+		/* Each of g/a and g/b has a worker from the start. */
+		ASSERT_EQ(0, rg_move(storm_groups[i % 2], w[i]));
 	}
+	SH_SET(sh->go, 1);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		for (i = 0; i < nw; i++, n++)
@@ -1476,7 +1507,7 @@ TEST_F_TIMEOUT(mem_kept, fork_exit_move_storms_end_consistent, 120)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000 +
 		 (t.tv_nsec - t0.tv_nsec) / 1000000 < msecs);
-	sh->stop = 1;
+	SH_SET(sh->stop, 1);
 	for (i = 0; i < nw; i++) {
 		st = wait_status(w[i]);
 		EXPECT_TRUE(WIFEXITED(st));
@@ -1510,10 +1541,10 @@ TEST_F_TIMEOUT(mem_kept, fork_exit_move_storms_end_consistent, 120)
  * time until each touched @go chunks (the test raises it), never freed.
  */
 struct owner {
-	volatile long go;
-	volatile long done[2];
-	volatile int tid[2];
-	volatile int leader_exit;
+	long go;
+	long done[2];
+	int tid[2];
+	int leader_exit;
 	long chunk;
 };
 
@@ -1527,12 +1558,12 @@ static void *owner_toucher(void *arg)
 	struct owner_arg *a = arg;
 	struct owner *sh = a->sh;
 
-	sh->tid[a->i] = syscall(SYS_gettid);
+	SH_SET(sh->tid[a->i], syscall(SYS_gettid));
 	for (;;) {
-		if (sh->done[a->i] < sh->go) {
+		if (SH_GET(sh->done[a->i]) < SH_GET(sh->go)) {
 			if (touch(sh->chunk))
 				_exit(12);
-			sh->done[a->i]++;
+			SH_SET(sh->done[a->i], sh->done[a->i] + 1);
 		} else {
 			usleep(1000);
 		}
@@ -1555,9 +1586,15 @@ static void owner_process(struct owner *sh, const char *group)
 		if (pthread_create(&t, NULL, owner_toucher, &a[i]))
 			_exit(11);
 	}
-	while (!sh->leader_exit)
+	while (!SH_GET(sh->leader_exit))
 		usleep(1000);
 	syscall(SYS_exit, 0);
+}
+
+/* Whether both threads touched as many chunks as the test said. */
+static int owner_done(struct owner *sh)
+{
+	return SH_GET(sh->done[0]) == sh->go && SH_GET(sh->done[1]) == sh->go;
 }
 
 /* Whether @pid (a thread group's leader) is a zombie. */
@@ -1595,24 +1632,22 @@ TEST_F_TIMEOUT(mem_kept, mm_owner_exits_during_an_allocation, 90)
 	if (!p)
 		owner_process(sh, "g/a");
 	self->held = p;
-	WAIT_FOR(sh->tid[0] && sh->tid[1], 10);
-	ASSERT_TRUE(sh->tid[0] && sh->tid[1]);
+	WAIT_FOR(SH_GET(sh->tid[0]) && SH_GET(sh->tid[1]), 10);
+	ASSERT_TRUE(SH_GET(sh->tid[0]) && SH_GET(sh->tid[1]));
 	/* The threads touch 32 chunks each; the leader exits meanwhile. */
-	sh->go = 32;
-	WAIT_FOR(sh->done[0] + sh->done[1] >= 2, 10);
-	sh->leader_exit = 1;
+	SH_SET(sh->go, 32);
+	WAIT_FOR(SH_GET(sh->done[0]) + SH_GET(sh->done[1]) >= 2, 10);
+	SH_SET(sh->leader_exit, 1);
 	WAIT_FOR(is_zombie(p), 10);
 	ASSERT_TRUE(is_zombie(p));
 	TH_LOG("the leader exited after %ld and %ld chunks of 32",
-	       sh->done[0], sh->done[1]);
-	WAIT_FOR(sh->done[0] == sh->go && sh->done[1] == sh->go, 30);
-	ASSERT_EQ(sh->go, sh->done[0]);
-	ASSERT_EQ(sh->go, sh->done[1]);
+	       SH_GET(sh->done[0]), SH_GET(sh->done[1]));
+	WAIT_FOR(owner_done(sh), 30);
+	ASSERT_TRUE(owner_done(sh));
 	/* And 16 more each, the leader gone for all of them. */
-	sh->go = 48;
-	WAIT_FOR(sh->done[0] == sh->go && sh->done[1] == sh->go, 30);
-	ASSERT_EQ(sh->go, sh->done[0]);
-	ASSERT_EQ(sh->go, sh->done[1]);
+	SH_SET(sh->go, 48);
+	WAIT_FOR(owner_done(sh), 30);
+	ASSERT_TRUE(owner_done(sh));
 	total = 2 * sh->go * sh->chunk;
 	a0 = msf("g/a", "anon");
 	TH_LOG("g/a: anon %ld, held %ld; %ld touched", a0, ms("g/a", "held"),
@@ -1624,10 +1659,9 @@ TEST_F_TIMEOUT(mem_kept, mm_owner_exits_during_an_allocation, 90)
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, rg_move("g/b", sh->tid[i]));
 	EXPECT_EQ(-ESRCH, rg_move("g/b", p));
-	sh->go = 64;
-	WAIT_FOR(sh->done[0] == sh->go && sh->done[1] == sh->go, 30);
-	ASSERT_EQ(sh->go, sh->done[0]);
-	ASSERT_EQ(sh->go, sh->done[1]);
+	SH_SET(sh->go, 64);
+	WAIT_FOR(owner_done(sh), 30);
+	ASSERT_TRUE(owner_done(sh));
 	a1 = msf("g/a", "anon");
 	b1 = msf("g/b", "anon");
 	TH_LOG("then g/a: anon %ld; g/b: anon %ld, held %ld", a1, b1,
