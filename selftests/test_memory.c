@@ -9,26 +9,33 @@
  * cgroup2's memory controller, failures of the shadow side (a tmpfs
  * mounted on a shadow's directory) and shadows removed from outside, and
  * the guarantee under a sibling's pressure (page cache of a memory-backed
- * null_blk device), measured with and without it.
+ * null_blk device), measured with and without it. Then (fixture mem_kept,
+ * which keeps the modules loaded from one case to the next): a hog with
+ * swap on zram, a buffered write and read-back on ext4 past the limit,
+ * kernel memory with and without rg_kmem.ko, fork/exit/move storms, and
+ * the mm owner exiting during an allocation.
  *
  * Method: the test (the parent) stays in the root group and in the root
  * memory cgroup; hogs are forked children that place themselves (cgroup,
  * then group), touch anonymous memory and report through their exit
- * status, or hold it until killed. The guest has no swap: a hog above
- * its limit can only be OOM-killed.
+ * status, or hold it until killed. The guest has no swap (but while the
+ * swap case runs): a hog above its limit can only be OOM-killed.
  *
  * Numbers: total_memory 1 GiB, the root's divisor 1024: a child of the
  * root with max_shares=64 has a limit of 64 MiB.
  *
  * Quick tier (RG_TIER=quick): every amount a quarter (a 32 MiB hog in a
  * 16 MiB group...): touching memory is what takes the time (about 16 MiB
- * a second in the debug guest under TCG).
+ * a second in the debug guest under TCG). mem_kept's cases: a sixteenth
+ * (new_scale()), the storms 0.3 s; the ext4 case is the full tier's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +43,11 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -978,6 +988,702 @@ TEST_F(mem, memory_and_io_share_the_shadows_in_either_order)
 	EXPECT_EQ(1, rg_exists(SHADOWS "/g/c"));
 	ASSERT_EQ(0, rg_rmmod("rg_memory"));
 	EXPECT_EQ(0, rg_exists(SHADOWS "/g"));
+}
+
+/*
+ * The tests below (issue 44's second set) keep res_groups.ko and
+ * rg_memory.ko loaded from one to the next (unloading and loading them
+ * again is 1-2 s of each test in the debug guest, and the quick tier has
+ * no time to spare); each starts with no group but g and ends with no
+ * group, no swap, no file system, rg_kmem.ko unloaded.
+ */
+#define UNDO_SWAP 1
+#define UNDO_EXT4 2
+
+FIXTURE(mem_kept) {
+	pid_t held;
+	int undo;	/* UNDO_SWAP, UNDO_EXT4: what the teardown undoes */
+};
+
+static void zram_swap_off(void);
+static void ext4_remove(void);
+static long new_scale(void);
+
+/*
+ * Who loaded the modules mem_kept keeps: the harness's pid (each case
+ * runs in a child of it). A later run of the program (or another
+ * program's test) loads them anew, from its own RG_TOP.
+ */
+#define KEPT_MARK "/run/rgm_kept"
+
+/* Note @pid_line in KEPT_MARK; 0 or -1. */
+static int kept_mark(const char *pid_line)
+{
+	int fd = open(KEPT_MARK, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int ok = fd >= 0 &&
+		 write(fd, pid_line, strlen(pid_line)) == (ssize_t)strlen(pid_line);
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/* mem_kept's setup: 0, or -1 if a step failed. */
+static int kept_setup(const char *name)
+{
+	char mark[128], buf[32];
+
+	snprintf(mark, sizeof(mark), "rg_test_memory: %s", name);
+	klog_mark(mark);
+	snprintf(mark, sizeof(mark), "%d\n", getppid());
+	if (rg_read(KEPT_MARK, buf, sizeof(buf)) < 0 || strcmp(buf, mark) ||
+	    !rg_module_loaded("rg_memory") || rg_module_loaded("rg_io") ||
+	    rg_module_loaded("rg_kmem")) {
+		rg_remove_all_groups();
+		rg_unload_all();
+		if (rg_insmod("module/res_groups.ko", NULL) ||
+		    rg_insmod(MEMORY_KO, PARAMS) || kept_mark(mark))
+			return -1;
+	}
+	rg_remove_all_groups();
+	snprintf(mark, sizeof(mark), "res=memory,max_shares=%ld",
+		 64 / new_scale());
+	if (rg_set("", "shares", "res=memory,child_shares_divisor=1024") ||
+	    rg_mkdir("g") || rg_set("g", "shares", mark))
+		return -1;
+	return 0;
+}
+
+static void kept_teardown(pid_t held, int undo)
+{
+	if (held > 0)
+		rg_kill(held);
+	if (undo & UNDO_SWAP)
+		zram_swap_off();
+	if (undo & UNDO_EXT4)
+		ext4_remove();
+	rg_remove_all_groups();
+	if (rg_module_loaded("rg_kmem"))
+		rg_rmmod("rg_kmem");
+}
+
+FIXTURE_SETUP(mem_kept)
+{
+	self->held = 0;
+	self->undo = 0;
+	ASSERT_EQ(0, kept_setup(_metadata->name));
+}
+
+FIXTURE_TEARDOWN(mem_kept)
+{
+	kept_teardown(self->held, self->undo);
+}
+
+/* mem_kept for the full tier only: in the quick one it sets up nothing. */
+FIXTURE(mem_full) {
+	pid_t held;
+	int undo;
+};
+
+FIXTURE_SETUP(mem_full)
+{
+	self->held = 0;
+	self->undo = 0;
+	if (!rg_quick())
+		ASSERT_EQ(0, kept_setup(_metadata->name));
+}
+
+FIXTURE_TEARDOWN(mem_full)
+{
+	if (!rg_quick())
+		kept_teardown(self->held, self->undo);
+}
+
+/*
+ * Their amounts: whole in the full tier, a sixteenth in the quick one (g
+ * has 4 MiB there), where the whole set may add only a few seconds. One
+ * share of g (the root's divisor 1024 of 1 GiB) is a MiB.
+ */
+static long new_scale(void)
+{
+	return rg_scaled(1, 16);
+}
+
+#define NM(x) ((x) * MIB / new_scale())
+
+/*
+ * ms() with memcg's statistics of @group's shadow flushed first: anon,
+ * file and kernel come from memcg's per-CPU counters, which it folds
+ * in only every 2 s or after enough updates (up to ~1 MiB behind with 2
+ * CPUs); reading the shadow's cpu.stat folds in its subtree's now
+ * (cgroup_rstat_flush()).
+ */
+static long msf(const char *group, const char *key)
+{
+	char path[PATH_MAX], buf[512];
+
+	snprintf(path, sizeof(path), SHADOWS "/%s/cpu.stat", group);
+	rg_read(path, buf, sizeof(buf));
+	return ms(group, key);
+}
+
+/* Poll @cond (an expression) every ms for up to @sec seconds. */
+#define WAIT_FOR(cond, sec)						\
+	do {								\
+		int __i;						\
+		for (__i = 0; __i < (sec) * 1000 && !(cond); __i++)	\
+			usleep(1000);					\
+	} while (0)
+
+#define ZRAM "/sys/block/zram0"
+#define ZRAM_DEV "/run/rgm_zram"
+
+/*
+ * Swap on zram0, @bytes of it (the swap header written here: no mkswap
+ * process, which costs a fraction of a second in the debug guest); 0, or
+ * -1 (no zram0: CONFIG_ZRAM).
+ */
+static int zram_swap_on(long bytes)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned int maj, min;
+	char buf[64], *hdr;
+	int fd, ok;
+
+	snprintf(buf, sizeof(buf), "%ld", bytes);
+	if (rg_write(ZRAM "/disksize", buf) ||
+	    rg_read(ZRAM "/dev", buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%u:%u", &maj, &min) != 2)
+		return -1;
+	unlink(ZRAM_DEV);
+	if (mknod(ZRAM_DEV, S_IFBLK | 0600, makedev(maj, min)))
+		return -1;
+	/* union swap_header: version 1, last_page, the magic at the end. */
+	hdr = calloc(1, pg);
+	if (!hdr)
+		return -1;
+	*(uint32_t *)(hdr + 1024) = 1;
+	*(uint32_t *)(hdr + 1028) = bytes / pg - 1;
+	memcpy(hdr + pg - 10, "SWAPSPACE2", 10);
+	fd = open(ZRAM_DEV, O_WRONLY);
+	ok = fd >= 0 && pwrite(fd, hdr, pg, 0) == pg && !fsync(fd);
+	if (fd >= 0)
+		close(fd);
+	free(hdr);
+	if (!ok)
+		return -1;
+	return swapon(ZRAM_DEV, 0) ? -1 : 0;
+}
+
+static void zram_swap_off(void)
+{
+	swapoff(ZRAM_DEV);
+	rg_write(ZRAM "/reset", "1");
+	unlink(ZRAM_DEV);
+}
+
+/*
+ * With swap (zram): a 128 MiB hog in a 64 MiB group is not killed but
+ * swapped: it lives, held stays within the limit, the group's swap
+ * column (and its shadow's memory.swap.current) holds the rest.
+ */
+TEST_F_TIMEOUT(mem_kept, with_swap_a_hog_lives_within_its_limit, 300)
+{
+	/* 128 MiB; 5 MiB (in 4) in the quick tier: swapping out is slow. */
+	long bytes = rg_quick() ? 5 * MIB : NM(128), swap, shadow_swap;
+
+	if (zram_swap_on(NM(256))) {
+		zram_swap_off();
+		SKIP(return, "no swap on zram0 (CONFIG_ZRAM, CONFIG_SWAP)");
+	}
+	self->undo |= UNDO_SWAP;
+	ASSERT_EQ(NM(64), shadow_val("g", "memory.max"));
+	/* hog() returns once it touched it all (and holds it). */
+	self->held = hog(NULL, "g", bytes, 1);
+	ASSERT_LT(0, self->held);
+	EXPECT_EQ(0, kill(self->held, 0));
+	EXPECT_EQ(0, ms("g", "killcnt"));
+	EXPECT_GE(NM(64), ms("g", "held"));
+	EXPECT_GE(NM(64), ms("g", "maxheld"));
+	/* What is not in memory is in swap: at least 128 - 64 MiB. */
+	swap = ms("g", "swap");
+	shadow_swap = shadow_val("g", "memory.swap.current");
+	TH_LOG("held %ld, swap %ld (shadow %ld), anon %ld", ms("g", "held"),
+	       swap, shadow_swap, msf("g", "anon"));
+	EXPECT_LE(bytes - NM(64), swap);
+	EXPECT_GE(bytes + MIB, swap);
+	EXPECT_LE(bytes - NM(64), shadow_swap);
+	EXPECT_LE(1, ms("g", "failcnt"));
+	/* The root's line is all groups': the swap is in it too. */
+	EXPECT_LE(bytes - NM(64), ms("", "swap"));
+	rg_kill(self->held);
+	self->held = 0;
+}
+
+#define MNT "/run/rgm_mnt"
+
+/*
+ * ext4 (no journal, nothing initialised later) on the null_blk device of
+ * nullb_make(), mounted at MNT; 0, -1 (no null_blk: skip), -2 (mkfs or
+ * mount failed).
+ */
+static int ext4_make(void)
+{
+	/* One left by a case that timed out would refuse a new size. */
+	umount(MNT);
+	nullb_remove();
+	if (nullb_make())
+		return -1;
+	if (system("/sbin/mkfs.ext4 -q -F -O ^has_journal -E nodiscard,lazy_itable_init=1 "
+		   NULLB_DEV " >/dev/null 2>&1"))
+		return -2;
+	if (mkdir(MNT, 0755) && errno != EEXIST)
+		return -2;
+	return mount(NULLB_DEV, MNT, "ext4", 0, "noinit_itable") ? -2 : 0;
+}
+
+static void ext4_remove(void)
+{
+	umount(MNT);
+	rmdir(MNT);
+	nullb_remove();
+}
+
+/*
+ * A child that joins @group, writes @len bytes to @path through the page
+ * cache (each 4 KiB block starting with its offset), closes it, reads it
+ * back and checks each block; exits 0, or 10-14 at a failed step.
+ */
+static pid_t write_read(const char *group, const char *path, long len)
+{
+	static long buf[(256 << 10) / sizeof(long)];
+	const long blk = 4096 / sizeof(long);
+	pid_t child = fork();
+	long off, i;
+	int fd;
+
+	if (child)
+		return child;
+	if (rg_move(group, getpid()))
+		_exit(10);
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	if (fd < 0)
+		_exit(11);
+	for (off = 0; off < len; off += sizeof(buf)) {
+		for (i = 0; i < (long)ARRAY_SIZE(buf); i += blk)
+			buf[i] = off + i * sizeof(long);
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+			_exit(12);
+	}
+	close(fd);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		_exit(11);
+	for (off = 0; off < len; off += sizeof(buf)) {
+		if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+			_exit(13);
+		for (i = 0; i < (long)ARRAY_SIZE(buf); i += blk)
+			if (buf[i] != off + i * (long)sizeof(long))
+				_exit(14);
+	}
+	close(fd);
+	_exit(0);
+}
+
+/*
+ * A 200 MiB buffered write and read-back in a 64 MiB group (ext4 on a
+ * memory-backed null_blk device): both finish, the data reads back,
+ * nothing is killed, the page cache is charged to the group (held within
+ * its limit all along).
+ */
+TEST_F_TIMEOUT(mem_full, buffered_write_and_read_back_past_the_limit, 300)
+{
+	long file;
+	int st, ret;
+
+	if (rg_quick())
+		SKIP(return, RG_FULL_TIER_ONLY);
+	ret = ext4_make();
+	self->undo |= UNDO_EXT4;
+	if (ret == -1)
+		SKIP(return, "no null_blk device (CONFIG_BLK_DEV_NULL_BLK)");
+	ASSERT_EQ(0, ret);
+	st = wait_status(write_read("g", MNT "/f", NM(200)));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(0, ms("g", "killcnt"));
+	EXPECT_GE(NM(64), ms("g", "maxheld"));
+	/* The last part read is still cached, charged to the group. */
+	file = msf("g", "file");
+	TH_LOG("file %ld, held %ld, maxheld %ld, failcnt %ld", file,
+	       ms("g", "held"), ms("g", "maxheld"), ms("g", "failcnt"));
+	EXPECT_LE(NM(32), file);
+	EXPECT_GE(NM(64), file);
+	EXPECT_LE(1, ms("g", "failcnt"));
+	EXPECT_EQ(0, unlink(MNT "/f"));
+}
+
+/*
+ * A child that joins @group, fills a pipe of 1 MiB (256 pipe pages, each
+ * an accounted page of kernel memory) and holds it; its pid, or -1.
+ */
+static pid_t pipe_holder(const char *group)
+{
+	static char page[4096];
+	int p[2], r[2], ok;
+	pid_t child;
+	long n = 0;
+	char c;
+
+	if (pipe(r))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (!child) {
+		close(r[0]);
+		if (rg_move(group, getpid()) || pipe2(p, O_NONBLOCK) ||
+		    fcntl(p[1], F_SETPIPE_SZ, 1 << 20) != 1 << 20)
+			_exit(10);
+		while (write(p[1], page, sizeof(page)) == sizeof(page))
+			n++;
+		if (n != 256 || write(r[1], "x", 1) != 1)
+			_exit(11);
+		for (;;)
+			pause();
+	}
+	close(r[1]);
+	ok = read(r[0], &c, 1) == 1;
+	close(r[0]);
+	if (!ok) {
+		rg_kill(child);
+		return -1;
+	}
+	return child;
+}
+
+/*
+ * Kernel memory goes to rg_kmem.ko when it is loaded, else to memory's
+ * kernel column: a 1 MiB pipe of a task of g raises memory's kernel by
+ * its 256 pages without kmem; with kmem loaded, kmem's held instead
+ * (memory's kernel column stays where it was).
+ */
+TEST_F(mem_kept, kernel_memory_goes_to_kmem_when_it_is_loaded)
+{
+	long k0, k1, h0, h1;
+
+	k0 = msf("g", "kernel");
+	self->held = pipe_holder("g");
+	ASSERT_LT(0, self->held);
+	k1 = msf("g", "kernel");
+	TH_LOG("without kmem: kernel %ld -> %ld", k0, k1);
+	EXPECT_LE(k0 + MIB, k1);
+	rg_kill(self->held);
+	self->held = 0;
+
+	ASSERT_EQ(0, rg_insmod("module/rg_kmem.ko", "total_kmem=1073741824"));
+	k0 = msf("g", "kernel");
+	h0 = rg_get("g", "stats", "kmem", "held");
+	ASSERT_LE(0, h0);
+	self->held = pipe_holder("g");
+	ASSERT_LT(0, self->held);
+	k1 = msf("g", "kernel");
+	h1 = rg_get("g", "stats", "kmem", "held");
+	TH_LOG("with kmem: kernel %ld -> %ld, kmem held %ld -> %ld", k0, k1,
+	       h0, h1);
+	EXPECT_LE(h0 + MIB, h1);
+	EXPECT_GT(k0 + MIB / 4, k1);
+	rg_kill(self->held);
+	self->held = 0;
+}
+
+/* touch() @bytes, then unmap them; 0 or -1. */
+static int touch_free(long bytes)
+{
+	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long i;
+
+	if (p == MAP_FAILED)
+		return -1;
+	for (i = 0; i < bytes; i += 4096)
+		p[i] = 1;
+	return munmap(p, bytes);
+}
+
+/* Words the test shares with its children and their threads. */
+#define SH_GET(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define SH_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
+/* What the storm's processes share: the words that start and end it. */
+struct storm {
+	int go;
+	int stop;
+};
+
+static const char * const storm_groups[] = { "g/a", "g/b", "g", "" };
+
+/*
+ * One of the storm's workers: from the word go until told to stop,
+ * forks a child that moves itself to one of the storm's groups, touches
+ * @bytes and exits (every other one forks a grandchild that touches as
+ * much and exits first), and touches and frees @bytes itself; exits 0,
+ * or 20-22 at the first failure (10-12: its child's).
+ */
+static void storm_worker(struct storm *sh, int n, long bytes)
+{
+	unsigned int seed = n;
+	int st, i;
+	pid_t c;
+
+	while (!SH_GET(sh->go))
+		usleep(1000);
+	for (i = 0; !SH_GET(sh->stop); i++) {
+		c = fork();
+		if (c < 0)
+			_exit(20);
+		if (!c) {
+			if (rg_move(storm_groups[rand_r(&seed) % 4],
+				    getpid()))
+				_exit(10);
+			if (i & 1) {
+				c = fork();
+				if (c < 0)
+					_exit(11);
+				if (!c)
+					_exit(touch(bytes) ? 12 : 0);
+				if (wait_status(c))
+					_exit(11);
+			}
+			_exit(touch(bytes) ? 12 : 0);
+		}
+		if (touch_free(bytes))
+			_exit(21);
+		st = wait_status(c);
+		if (st)
+			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 22);
+	}
+	_exit(0);
+}
+
+/*
+ * Fork, exit and move storms with allocations in groups with memory
+ * shares (g with a limit, g/a with a limit of its own, g/b with a
+ * guarantee): workers fork children that move themselves and touch
+ * memory, while the test moves the workers between the groups. Nothing
+ * fails or is killed, the charges land in the groups; once all exited,
+ * nothing is held but a little page cache and the CPUs' stocks, and the
+ * groups go.
+ */
+TEST_F_TIMEOUT(mem_kept, fork_exit_move_storms_end_consistent, 120)
+{
+	const int nw = rg_scaled(4, 3);
+	long msecs = rg_scaled(10000, 300), maxheld, anon, kernel;
+	struct storm *sh;
+	pid_t w[4];
+	struct timespec t0, t;
+	int i, n = 0, moves = 0, st;
+
+	ASSERT_EQ(0, rg_mkdir("g/a"));
+	ASSERT_EQ(0, rg_mkdir("g/b"));
+	ASSERT_EQ(0, shares_set("g/a", "max_shares", 50));
+	ASSERT_EQ(0, shares_set("g/b", "min_shares", 25));
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	SH_SET(sh->go, 0);
+	SH_SET(sh->stop, 0);
+	for (i = 0; i < nw; i++) {
+		w[i] = fork();
+		ASSERT_LE(0, w[i]);
+		if (!w[i])
+			storm_worker(sh, i, NM(2));
+		/* Each of g/a and g/b has a worker from the start. */
+		ASSERT_EQ(0, rg_move(storm_groups[i % 2], w[i]));
+	}
+	SH_SET(sh->go, 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (i = 0; i < nw; i++, n++)
+			moves += !rg_move(storm_groups[n % 4], w[i]);
+		usleep(2000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < msecs);
+	SH_SET(sh->stop, 1);
+	for (i = 0; i < nw; i++) {
+		st = wait_status(w[i]);
+		EXPECT_TRUE(WIFEXITED(st));
+		EXPECT_EQ(0, WEXITSTATUS(st));
+	}
+	munmap(sh, sizeof(*sh));
+	EXPECT_EQ(n, moves);
+	maxheld = ms("g", "maxheld");
+	TH_LOG("%d moves; g's maxheld %ld, g/a's %ld, g/b's %ld", moves,
+	       maxheld, ms("g/a", "maxheld"), ms("g/b", "maxheld"));
+	EXPECT_LE(NM(2), ms("g/a", "maxheld"));
+	EXPECT_LE(NM(2), ms("g/b", "maxheld"));
+	EXPECT_GE(NM(64), maxheld);
+	EXPECT_EQ(0, ms("g", "killcnt"));
+	/* All gone: no anon left, kernel memory within the CPUs' stocks. */
+	anon = msf("g", "anon");
+	kernel = msf("g", "kernel");
+	TH_LOG("after: held %ld, anon %ld, file %ld, kernel %ld",
+	       ms("g", "held"), anon, msf("g", "file"), kernel);
+	EXPECT_EQ(0, anon);
+	EXPECT_GE(MIB, kernel);
+	EXPECT_GE(msf("g", "file") + MIB, ms("g", "held"));
+	EXPECT_EQ(0, rg_rmdir("g/a"));
+	EXPECT_EQ(0, rg_rmdir("g/b"));
+	EXPECT_GE(msf("g", "file") + MIB, ms("g", "held"));
+	EXPECT_EQ(0, rg_exists(SHADOWS "/g/a"));
+}
+
+/*
+ * The mm owner's process: a leader and two threads that touch CHUNK at a
+ * time until each touched @go chunks (the test raises it), never freed.
+ */
+struct owner {
+	long go;
+	long done[2];
+	int tid[2];
+	int leader_exit;
+	long chunk;
+};
+
+struct owner_arg {
+	struct owner *sh;
+	int i;
+};
+
+static void *owner_toucher(void *arg)
+{
+	struct owner_arg *a = arg;
+	struct owner *sh = a->sh;
+
+	SH_SET(sh->tid[a->i], syscall(SYS_gettid));
+	for (;;) {
+		if (SH_GET(sh->done[a->i]) < SH_GET(sh->go)) {
+			if (touch(sh->chunk))
+				_exit(12);
+			SH_SET(sh->done[a->i], sh->done[a->i] + 1);
+		} else {
+			usleep(1000);
+		}
+	}
+	return NULL;
+}
+
+/* The process: its leader exits (the thread only) when told to. */
+static void owner_process(struct owner *sh, const char *group)
+{
+	static struct owner_arg a[2];
+	pthread_t t;
+	int i;
+
+	if (rg_move(group, getpid()))
+		_exit(10);
+	for (i = 0; i < 2; i++) {
+		a[i].sh = sh;
+		a[i].i = i;
+		if (pthread_create(&t, NULL, owner_toucher, &a[i]))
+			_exit(11);
+	}
+	while (!SH_GET(sh->leader_exit))
+		usleep(1000);
+	syscall(SYS_exit, 0);
+}
+
+/* Whether both threads touched as many chunks as the test said. */
+static int owner_done(struct owner *sh)
+{
+	return SH_GET(sh->done[0]) == sh->go && SH_GET(sh->done[1]) == sh->go;
+}
+
+/* Whether @pid (a thread group's leader) is a zombie. */
+static int is_zombie(pid_t pid)
+{
+	char buf[512];
+	const char *s = rg_proc_stat(pid, buf, sizeof(buf));
+
+	return s && *s == 'Z';
+}
+
+/*
+ * The mm owner exits during an allocation: a process's leader exits
+ * while its two threads keep touching memory in g/a; the mm's owner is
+ * then a thread, and the charges stay with g/a. The threads moved to g/b
+ * charge g/b from then on, g/a keeps what it had. No splat (the runner);
+ * the counters add up; once the process is killed, nothing is left.
+ */
+TEST_F_TIMEOUT(mem_kept, mm_owner_exits_during_an_allocation, 90)
+{
+	long a0, a1, b1, total;
+	struct owner *sh;
+	pid_t p;
+	int i;
+
+	ASSERT_EQ(0, rg_mkdir("g/a"));
+	ASSERT_EQ(0, rg_mkdir("g/b"));
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	memset((void *)sh, 0, sizeof(*sh));
+	sh->chunk = NM(1) / 4;
+	p = fork();
+	ASSERT_LE(0, p);
+	if (!p)
+		owner_process(sh, "g/a");
+	self->held = p;
+	WAIT_FOR(SH_GET(sh->tid[0]) && SH_GET(sh->tid[1]), 10);
+	ASSERT_TRUE(SH_GET(sh->tid[0]) && SH_GET(sh->tid[1]));
+	/* The threads touch 32 chunks each; the leader exits meanwhile. */
+	SH_SET(sh->go, 32);
+	WAIT_FOR(SH_GET(sh->done[0]) + SH_GET(sh->done[1]) >= 2, 10);
+	SH_SET(sh->leader_exit, 1);
+	WAIT_FOR(is_zombie(p), 10);
+	ASSERT_TRUE(is_zombie(p));
+	TH_LOG("the leader exited after %ld and %ld chunks of 32",
+	       SH_GET(sh->done[0]), SH_GET(sh->done[1]));
+	WAIT_FOR(owner_done(sh), 30);
+	ASSERT_TRUE(owner_done(sh));
+	/* And 16 more each, the leader gone for all of them. */
+	SH_SET(sh->go, 48);
+	WAIT_FOR(owner_done(sh), 30);
+	ASSERT_TRUE(owner_done(sh));
+	total = 2 * sh->go * sh->chunk;
+	a0 = msf("g/a", "anon");
+	TH_LOG("g/a: anon %ld, held %ld; %ld touched", a0, ms("g/a", "held"),
+	       total);
+	EXPECT_LE(total, a0);
+	EXPECT_GE(total + MIB, a0);
+	EXPECT_GT(MIB / 2, ms("g/b", "held"));
+	/* The threads moved to g/b (the leader, a zombie, cannot be). */
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, rg_move("g/b", sh->tid[i]));
+	EXPECT_EQ(-ESRCH, rg_move("g/b", p));
+	SH_SET(sh->go, 64);
+	WAIT_FOR(owner_done(sh), 30);
+	ASSERT_TRUE(owner_done(sh));
+	a1 = msf("g/a", "anon");
+	b1 = msf("g/b", "anon");
+	TH_LOG("then g/a: anon %ld; g/b: anon %ld, held %ld", a1, b1,
+	       ms("g/b", "held"));
+	EXPECT_LE(2 * 16 * sh->chunk, b1);
+	EXPECT_GE(2 * 16 * sh->chunk + MIB / 4, b1);
+	EXPECT_GE(a0 + MIB / 4, a1);
+	EXPECT_LE(a0 - MIB / 4, a1);
+	/* g's line is its subtree's. */
+	EXPECT_EQ(a1 + b1, msf("g", "anon"));
+	EXPECT_LE(ms("g/a", "held") + ms("g/b", "held"), ms("g", "held"));
+	EXPECT_EQ(0, ms("g", "killcnt"));
+	rg_kill(p);
+	self->held = 0;
+	EXPECT_EQ(0, msf("g", "anon"));
+	EXPECT_EQ(0, rg_rmdir("g/a"));
+	EXPECT_EQ(0, rg_rmdir("g/b"));
+	EXPECT_GT(MIB, ms("g", "held") - msf("g", "file"));
+	munmap(sh, sizeof(*sh));
 }
 
 TEST_HARNESS_MAIN
