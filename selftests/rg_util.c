@@ -44,6 +44,16 @@ long rg_scaled(long full, long quick)
 	return rg_quick() ? quick : full;
 }
 
+int rg_quick_skips(const char *name, const char * const *names)
+{
+	if (!rg_quick())
+		return 0;
+	for (; *names; names++)
+		if (!strcmp(name, *names))
+			return 1;
+	return 0;
+}
+
 int rg_open_module(const char *path)
 {
 	char full[PATH_MAX];

@@ -31,6 +31,15 @@ long rg_scaled(long full, long quick);
  * and selftests/expected lists its skip.
  */
 #define RG_FULL_TIER_ONLY "full tier only (RG_TIER=quick)"
+/*
+ * Whether the quick tier skips the test named @name: one of @names (a
+ * NULL-terminated list of its file's tests that start with the SKIP
+ * above). Its fixture's setup then loads nothing and its teardown undoes
+ * nothing: a skip costs no module load and unload (~0.3 s each in the
+ * debug guest). A name listed whose test does not skip runs without its
+ * setup, and fails.
+ */
+int rg_quick_skips(const char *name, const char * const *names);
 
 /* Open REPO/<path> for finit_module(); an fd or -1 (errno set). */
 int rg_open_module(const char *path);

@@ -98,7 +98,9 @@ memo_cases() {
 	done <<< "$(case_timeouts "${want[@]}")"	# (the guest has no /dev/fd)
 }
 
-budget() {	# budget TEST: its timeout in seconds
+# budget_of TEST: B = its timeout in seconds (no subshell: a fork of
+# this shell costs tens of ms in the debug guest); budget TEST prints it.
+budget_of() {
 	local own sum
 	case "$1" in
 	# Past its length: 120 s each for stress-ng and the storms' orphans,
@@ -111,8 +113,9 @@ budget() {	# budget TEST: its timeout in seconds
 	memo_cases "$1"
 	read -r sum _ <<< "${cases_memo[$1]}"
 	[ "$sum" = 0 ] || sum=$((sum + 60))
-	echo $((own > sum ? own : sum))
+	B=$((own > sum ? own : sum))
 }
+budget() { budget_of "$1"; echo "$B"; }
 
 if [ "${1:-}" = --budget-of ]; then
 	memo_cases "$2"
@@ -258,7 +261,8 @@ for t in "$@"; do
 	# session, a double fork: the runner is their subreaper); its output
 	# goes to the file, which rg_run_one copies here as it grows (not a
 	# pipe, which a process the test left behind would hold open).
-	limit=$(budget "$t")
+	budget_of "$t"
+	limit=$B
 	if [ -n "$run_end" ]; then
 		left=$((run_end - SECONDS))
 		[ "$left" -ge 10 ] || left=10

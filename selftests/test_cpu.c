@@ -718,11 +718,24 @@ static int write_pid(const char *path, pid_t pid)
 static char autogroup_was[8];
 
 FIXTURE(cpu) {
-	int unused;
+	int skip;
+};
+
+/* The tests the quick tier skips (RG_FULL_TIER_ONLY): no setup for them. */
+static const char * const full_tier_only[] = {
+	"guarantee_split", "work_conserving",
+	"own_tasks_and_unguaranteed_children_share_equally", "ceiling",
+	"depth5", "shares_write_takes_effect",
+	"autogroup_sessions_follow_their_group",
+	"autogroup_sessions_follow_a_group_with_children", "with_numtasks",
+	NULL
 };
 
 FIXTURE_SETUP(cpu)
 {
+	self->skip = rg_quick_skips(_metadata->name, full_tier_only);
+	if (self->skip)
+		return;
 	/* What a test the harness killed (timeout) may have left. */
 	rg_move("", getpid());
 	rg_remove_all_groups();
@@ -743,6 +756,8 @@ FIXTURE_SETUP(cpu)
 
 FIXTURE_TEARDOWN(cpu)
 {
+	if (self->skip)
+		return;
 	while (busy.n)
 		busy_stop(busy.pid[0]);
 	rg_move("", getpid());

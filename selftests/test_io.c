@@ -540,6 +540,12 @@ static int only(const char *key, long cap)
 
 FIXTURE(io) {
 	pid_t pid[NCTR];
+	int skip;
+};
+
+/* The tests the quick tier skips (RG_FULL_TIER_ONLY): no setup for them. */
+static const char * const full_tier_only[] = {
+	"bfq_weights_written_ratios_logged", NULL
 };
 
 FIXTURE_SETUP(io)
@@ -549,6 +555,9 @@ FIXTURE_SETUP(io)
 	snprintf(mark, sizeof(mark), "rg_test_io: %s", _metadata->name);
 	rg_write("/dev/kmsg", mark);
 	memset(self->pid, 0, sizeof(self->pid));
+	self->skip = rg_quick_skips(_metadata->name, full_tier_only);
+	if (self->skip)
+		return;
 	if (!ctrs) {
 		ctrs = mmap(NULL, NCTR * sizeof(*ctrs), PROT_READ | PROT_WRITE,
 			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -575,6 +584,8 @@ FIXTURE_TEARDOWN(io)
 {
 	int i;
 
+	if (self->skip)
+		return;
 	for (i = 0; i < NCTR; i++)
 		if (self->pid[i] > 0)
 			stop(&ctrs[i], self->pid[i]);

@@ -28,10 +28,19 @@
 
 FIXTURE(members) {
 	char before[1 << 16], after[1 << 16];
+	int skip;
+};
+
+/* The tests the quick tier skips (RG_FULL_TIER_ONLY): no setup for them. */
+static const char * const full_tier_only[] = {
+	"listing_is_not_truncated_at_ten_thousand_threads", NULL
 };
 
 FIXTURE_SETUP(members)
 {
+	self->skip = rg_quick_skips(_metadata->name, full_tier_only);
+	if (self->skip)
+		return;
 	rg_unload_all();
 	ASSERT_EQ(0, rg_insmod("module/res_groups.ko", NULL));
 	ASSERT_EQ(0, rg_insmod("selftests/modules/rg_test_ctl.ko", NULL));
@@ -41,6 +50,8 @@ FIXTURE_SETUP(members)
 
 FIXTURE_TEARDOWN(members)
 {
+	if (self->skip)
+		return;
 	rg_move("", getpid());
 	rg_remove_all_groups();
 	rg_unload_all();

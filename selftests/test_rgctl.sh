@@ -194,10 +194,10 @@ uid() {
 # wait_uid PID UID: until PID shows effective uid UID (30 s at most).
 wait_uid() {
 	local i
-	for ((i = 0; i < 300; i++)); do
+	for ((i = 0; i < 1500; i++)); do
 		uid $1
 		[ "$U" = "$2" ] && return 0
-		nap 0.1
+		nap 0.02
 	done
 	return 1
 }
@@ -209,11 +209,11 @@ group_of() {
 # wait_line FILE STRING [SECONDS]: until a line of FILE contains STRING.
 wait_line() {
 	local i line
-	for ((i = 0; i < ${3:-30} * 10; i++)); do
+	for ((i = 0; i < ${3:-30} * 50; i++)); do
 		while IFS= read -r line; do
 			[[ $line == *"$2"* ]] && return 0
 		done 2>/dev/null < "$1"	# (it may not exist yet)
-		nap 0.1
+		nap 0.02
 	done
 	return 1
 }
@@ -457,7 +457,12 @@ pids+=($w)
 nap $long
 echo res=numtasks,max_shares=0 > $RG/s/shares
 $R exec s -- $BB sh -c "$BB true; :" 2>/dev/null	# the fork is refused
-nap 1
+# Until a draw shows the refusal (10 s at most: else the check below
+# fails), not a fixed second.
+for ((i = 0; i < 500; i++)); do
+	has "$tmp/watch" '^/s +numtasks +.* [0-9]+ \(\+[0-9]+\) +0$' && break
+	nap 0.02
+done
 kill -INT $w
 for ((i = 0; i < 100; i++)); do
 	kill -0 $w 2>/dev/null || break
@@ -777,10 +782,10 @@ wait_line "$tmp/fork" ""
 read -r pc < "$tmp/fork"
 pids+=($pc)
 comm=
-for ((i = 0; i < 300; i++)); do
+for ((i = 0; i < 1500; i++)); do
 	{ read -r comm < /proc/$pc/comm; } 2>/dev/null
 	[ "$comm" = rgctl_threads ] && break
-	nap 0.1
+	nap 0.02
 done
 group_of $pc
 gc=$G
