@@ -33,7 +33,7 @@
 #   oom      a child touching 128 MiB of anonymous memory (no swap):
 #            microseconds from its last page to its parent's waitpid
 # Prints "RESULT m<test> <config> <round> <value>".
-#   MODDIR, BIN, ITERS, ROUND
+#   MODDIR, BIN, ITERS, ROUND, MEM_STREAM_MIB (1024: the stream's size)
 set -eu
 . "$(dirname "$0")/setup.sh"
 ITERS=${ITERS:-2000}
@@ -57,6 +57,7 @@ GiB=1073741824
 run N
 cg_deep memory memory.max $GiB
 run M $CG/$DEEP/cgroup.procs
+echo +memory > $CG/$DEEP/cgroup.subtree_control
 mkdir $CG/$DEEP/d6
 echo $GiB > $CG/$DEEP/d6/memory.max
 run M6 $CG/$DEEP/d6/cgroup.procs
@@ -77,7 +78,8 @@ rmmod rg_memory res_groups
 # divisor 1024 at d4) a group's max_shares=64 at d5, 1024 of 1024 above.
 nb=/sys/kernel/config/nullb/rgbench
 mkdir $nb
-echo 1024 > $nb/size
+MIB=${MEM_STREAM_MIB:-1024}
+echo $MIB > $nb/size
 echo 4096 > $nb/blocksize
 echo 1 > $nb/power
 dev=$(cat /sys/block/rgbench/dev)
@@ -93,7 +95,7 @@ stream() {
 	echo 3 > /proc/sys/vm/drop_caches
 	s0=$(stat1 $3 pgscan) r0=$(stat1 $3 pgsteal)
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	inside $2 dd if=/run/rgbench of=/dev/null bs=1M count=1024 2> /dev/null
+	inside $2 dd if=/run/rgbench of=/dev/null bs=1M count=$MIB 2> /dev/null
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	s1=$(stat1 $3 pgscan) r1=$(stat1 $3 pgsteal)
 	awk -v c=$1 -v r=$ROUND -v s=$((s1 - s0)) -v p=$((r1 - r0)) \
