@@ -29,7 +29,10 @@
 # (cM) and of a group (cG), both a 64 MiB limit at depth 5:
 #   reclaim  a 1 GiB buffered read of a null_blk disk (memory_backed=0:
 #            its pages are clean page cache, no backing store): memcg's
-#            pgscan and pgsteal per second of the read, and its time
+#            pgscan and pgsteal per second of the CPU's busy time during
+#            the read (/proc/stat; its guest time, which includes the
+#            idle time icount jumps over, varied fourfold between rounds
+#            of the same work), both times
 #   oom      a child touching 128 MiB of anonymous memory (no swap):
 #            microseconds from its last page to its parent's waitpid
 # Prints "RESULT m<test> <config> <round> <value>".
@@ -89,21 +92,29 @@ stat1() {	# stat1 FILE KEY: KEY's value in a memory.stat
 	awk -v k="$2" '$1 == k { print $2 }' "$1"
 }
 
+busy() {	# the CPUs' busy time so far, in USER_HZ ticks (idle and iowait
+	# left out: icount's clock jumps over idle time)
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
+}
+
 # stream CONFIG TASK-FILE STAT-FILE: the 1 GiB read, then the OOM.
 stream() {
-	local s0 r0 t0 t1 s1 r1
+	local s0 r0 t0 t1 s1 r1 b0 b1
 	echo 3 > /proc/sys/vm/drop_caches
 	s0=$(stat1 $3 pgscan) r0=$(stat1 $3 pgsteal)
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(cut -d' ' -f1 /proc/uptime) b0=$(busy)
 	inside $2 dd if=/run/rgbench of=/dev/null bs=1M count=$MIB 2> /dev/null
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	t1=$(cut -d' ' -f1 /proc/uptime) b1=$(busy)
 	s1=$(stat1 $3 pgscan) r1=$(stat1 $3 pgsteal)
 	awk -v c=$1 -v r=$ROUND -v s=$((s1 - s0)) -v p=$((r1 - r0)) \
-		-v t0=$t0 -v t1=$t1 'BEGIN {
+		-v t0=$t0 -v t1=$t1 -v b=$((b1 - b0)) \
+		-v hz=$(getconf CLK_TCK) 'BEGIN {
 		t = t1 - t0
+		bt = b / hz
 		printf "RESULT mstream_s %s %s %.3f\n", c, r, t
-		printf "RESULT mscan %s %s %.0f\n", c, r, s / t
-		printf "RESULT msteal %s %s %.0f\n", c, r, p / t
+		printf "RESULT mstream_busy %s %s %.3f\n", c, r, bt
+		printf "RESULT mscan %s %s %.0f\n", c, r, s / bt
+		printf "RESULT msteal %s %s %.0f\n", c, r, p / bt
 		printf "RESULT mscanned %s %s %d\n", c, r, s
 	}'
 	echo "RESULT moom $1 $ROUND $(inside $2 $BIN oom 128)"

@@ -464,9 +464,11 @@ for t, what in MT.items():
                  paired(t, "N", "U"), 1.005)
 RC = {"mstream_s": "s of guest time (instructions / 1e9) to read 1 GiB "
                    "at a 64 MiB limit",
-      "mscan": "pages scanned per second of that read (memory.stat "
-               "pgscan)",
-      "msteal": "pages reclaimed per second of that read (pgsteal)",
+      "mstream_busy": "s of the CPU's busy time (/proc/stat) during that "
+                      "read",
+      "mscan": "pages scanned per second of busy time during that read "
+               "(memory.stat pgscan)",
+      "msteal": "pages reclaimed per second of busy time (pgsteal)",
       "mscanned": "pages scanned during that read",
       "moom": "us from the last page touched to the parent's waitpid, "
               "OOM kill at a 64 MiB limit"}
