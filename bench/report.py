@@ -407,6 +407,113 @@ for t, what in KT.items():
     ratio_target("%s rg_kmem.ko/memcg, depth 5 (icount)" % t,
                  paired(t, "K", "M"), 1.10)
 
+# User memory (bench/memory.sh): N fresh boot, M memcg depth 5, M6 memcg
+# depth 6, R0 root after memcg, G rg_memory.ko depth 5, R root with
+# rg_memory.ko loaded, U unpatched kernel; cM/cG memcg and a group at a
+# 64 MiB limit (reclaim, OOM).
+MT = {"mfault": "anonymous page fault", "mcread": "cached 4 KiB pread",
+      "mpipew": "4 KiB pipe write (1/16 of the read emptying the pipe)"}
+mn2 = {"N": "fresh boot, nothing loaded", "M": "memcg depth 5",
+       "M6": "memcg depth 6 (a shadow's depth)",
+       "R0": "root, memcg's key on, module never loaded",
+       "G": "rg_memory.ko depth 5", "R": "root, rg_memory.ko loaded",
+       "U": "unpatched kernel, fresh boot"}
+
+
+def within_target(name, vals, tol, unit="rounds"):
+    """Target 'median of the per-round ratios within 1 +- tol'."""
+    if not vals:
+        targets.append({"target": name, "limit": tol, "met": None})
+        print(f"---- {name}: NOT MEASURED in this run")
+        return
+    m = statistics.median(vals)
+    ok = abs(m - 1) <= tol
+    targets.append({"target": name, "value": m, "limit": tol, "met": ok,
+                    "paired_min": min(vals), "paired_max": max(vals)})
+    extra = "" if ok else ", off by %.2f%%" % (100 * abs(m - 1))
+    print(f"{'MET ' if ok else 'MISS'} {name}: {m:.4f} within 1 +- {tol}"
+          f" [{unit} {min(vals):.4f}-{max(vals):.4f}]{extra}")
+
+
+for t, what in MT.items():
+    units[t] = "ns per " + what + " (icount)"
+    if not raw.get(t):
+        continue
+    print()
+    print(f"{'memory test':<12} {'config':<7} {'median':>10} {'spread':>8}")
+    for cfg in mn2:
+        if cfg in raw[t]:
+            print(f"{t:<12} {cfg:<7} {med(t, cfg):>10.1f} "
+                  f"{summary[t][cfg]['spread_pct']:>7.2f}%  {mn2[cfg]}")
+    for a, b, what in (("G", "M6", "rg_memory.ko depth 5 / memcg depth 6"),
+                       ("M6", "M", "memcg depth 6 / depth 5"),
+                       ("R", "R0", "root, module loaded / never loaded "
+                        "(key on in both)"),
+                       ("R", "N", "root, module loaded / fresh boot"),
+                       ("R0", "N", "root, memcg's key on / fresh boot")):
+        v = paired(t, a, b)
+        if v:
+            summary.setdefault("memory_ratios", {}).setdefault(t, {})[
+                a + "/" + b] = {"median": statistics.median(v), "values": v}
+            print("     %s: %.4f [rounds %.4f-%.4f]" % (
+                what, statistics.median(v), min(v), max(v)))
+    ratio_target("%s rg_memory.ko/memcg, depth 5 (icount)" % t,
+                 paired(t, "G", "M"), 1.01)
+    ratio_target("hooks patches, %s, rg_memory.ko never loaded: "
+                 "patched/unpatched (icount, separate boots)" % t,
+                 paired(t, "N", "U"), 1.005)
+RC = {"mstream_s": "s of guest time (instructions / 1e9) to read 1 GiB "
+                   "at a 64 MiB limit",
+      "mstream_busy": "s of the CPU's busy time (/proc/stat) during that "
+                      "read",
+      "mscan": "pages scanned per second of busy time during that read "
+               "(memory.stat pgscan)",
+      "msteal": "pages reclaimed per second of busy time (pgsteal)",
+      "mscanned": "pages scanned during that read",
+      "moom": "us from the last page touched to the parent's waitpid, "
+              "OOM kill at a 64 MiB limit"}
+if any(raw.get(t) for t in RC):
+    print()
+    print(f"{'reclaim/oom':<12} {'config':<7} {'median':>12} {'spread':>8}")
+for t, what in RC.items():
+    units[t] = what + " (icount)"
+    for cfg, who in (("cM", "memcg depth 5"), ("cG", "rg_memory.ko depth 5")):
+        if cfg in raw.get(t, {}):
+            print(f"{t:<12} {cfg:<7} {med(t, cfg):>12.1f} "
+                  f"{summary[t][cfg]['spread_pct']:>7.2f}%  {who}")
+for t in ("mscan", "msteal"):
+    if raw.get(t, {}).get("cG"):
+        within_target("%s rg_memory.ko/memcg, 64 MiB limit, 1 GiB stream "
+                      "(icount)" % RC[t].split(" (")[0], paired(t, "cG", "cM"),
+                      0.05)
+if raw.get("moom", {}).get("cG"):
+    v = paired("moom", "cG", "cM")
+    print("     OOM kill time rg_memory.ko/memcg: %.4f [rounds %.4f-%.4f]"
+          % (statistics.median(v), min(v), max(v)))
+
+# Block io (bench/io.sh): N none, C io cgroup depth 5, I rg_io.ko depth 5,
+# U unpatched kernel.
+if raw.get("iread"):
+    units["iread"] = "ns per O_DIRECT 4 KiB random read of a null_blk " \
+        "disk, no ceiling (icount)"
+    print()
+    print(f"{'io test':<12} {'config':<7} {'median':>10} {'spread':>8}")
+    for cfg, who in (("N", "no module, root"), ("C", "io cgroup depth 5"),
+                     ("I", "rg_io.ko depth 5"), ("U", "unpatched kernel")):
+        if cfg in raw["iread"]:
+            print(f"{'iread':<12} {cfg:<7} {med('iread', cfg):>10.1f} "
+                  f"{summary['iread'][cfg]['spread_pct']:>7.2f}%  {who}")
+    for a, b, what in (("C", "N", "io cgroup depth 5 / none"),
+                       ("I", "N", "rg_io.ko depth 5 / none")):
+        v = paired("iread", a, b)
+        if v:
+            print("     %s: %.4f [rounds %.4f-%.4f]" % (
+                what, statistics.median(v), min(v), max(v)))
+    ratio_target("io 4 KiB random read rg_io.ko/io cgroup, depth 5, no "
+                 "ceiling (icount)", paired("iread", "I", "C"), 1.02)
+    ratio_target("hooks patches, io read, no module: patched/unpatched "
+                 "(icount, separate boots)", paired("iread", "N", "U"), 1.005)
+
 # One more sibling group (bench/mkdir.sh) and an rmdir of 10,000 tasks
 # beside a fork loop (bench/rmdir.sh).
 MK = {"mkdir1000": "mkdir, 1,101st-1,200th child",

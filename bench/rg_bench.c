@@ -32,11 +32,30 @@
  *                                 released K at a time, each does ITER
  *                                 forks; ns per fork of each forker
  *                                 (wall * K / (N * ITER))
+ *   rg_bench fault ITER           ns per anonymous page fault: ITER pages,
+ *                                 4 MiB mapped at a time, a store into
+ *                                 each (only the stores timed), unmapped
+ *   rg_bench cread ITER FILE      ns per 4 KiB pread of FILE, a 1 MiB
+ *                                 file this process writes first (so
+ *                                 cached and charged to it), unlinked
+ *   rg_bench pipew ITER           ns per 4 KiB pipe write: 16 writes fill
+ *                                 the pipe (each a new page, charged as
+ *                                 kernel memory), one read empties it;
+ *                                 total / (16 * ITER)
+ *   rg_bench dread ITER DEV       ns per O_DIRECT 4 KiB pread of DEV at a
+ *                                 random 4 KiB-aligned offset (the same
+ *                                 sequence each run)
+ *   rg_bench oom MIB              touch MIB MiB of anonymous memory in a
+ *                                 child, noting the time after each page
+ *                                 in a page shared with us; the child must
+ *                                 be killed (SIGKILL): microseconds from
+ *                                 its last page to our waitpid's return
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +237,143 @@ static void forkgroups(long iter, long k, long n, const char *prefix,
 	printf("%.0f\n", t * 1e9 * k / (n * iter));
 }
 
+/* ns per anonymous page fault, the stores alone timed. */
+static void faults(long iter)
+{
+	const long chunk = 1024;	/* pages: 4 MiB at a time */
+	double spent = 0, t;
+	long done, k;
+
+	for (done = 0; done < iter; done += chunk) {
+		long n = iter - done < chunk ? iter - done : chunk;
+		char *m = mmap(NULL, n * 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			die("mmap");
+		t = now();
+		for (k = 0; k < n; k++)
+			m[k * 4096] = 1;
+		spent += now() - t;
+		munmap(m, n * 4096);
+	}
+	printf("%.0f\n", spent * 1e9 / iter);
+}
+
+/* ns per cached 4 KiB pread of a 1 MiB file written first. */
+static void cread(long iter, const char *file)
+{
+	static char page[4096];
+	double t;
+	long i;
+	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0)
+		die(file);
+	for (i = 0; i < 256; i++)
+		if (write(fd, page, sizeof(page)) != sizeof(page))
+			die("write");
+	t = now();
+	for (i = 0; i < iter; i++)
+		if (pread(fd, page, sizeof(page), (i * 97 % 256) * 4096) !=
+		    sizeof(page))
+			die("pread");
+	printf("%.0f\n", (now() - t) * 1e9 / iter);
+	close(fd);
+	unlink(file);
+}
+
+/* ns per 4 KiB pipe write: 16 writes fill the pipe, one read empties it. */
+static void pipew(long iter)
+{
+	static char buf[16 * 4096];
+	double t;
+	long i, k;
+	int p[2];
+
+	xpipe(p);
+	t = now();
+	for (i = 0; i < iter; i++) {
+		for (k = 0; k < 16; k++)
+			if (write(p[1], buf, 4096) != 4096)
+				die("write");
+		if (read(p[0], buf, sizeof(buf)) != sizeof(buf))
+			die("read");
+	}
+	printf("%.0f\n", (now() - t) * 1e9 / (16 * iter));
+	close(p[0]);
+	close(p[1]);
+}
+
+/* ns per O_DIRECT 4 KiB read at a random aligned offset of @dev. */
+static void dread(long iter, const char *dev)
+{
+	unsigned long long x = 88172645463325252ULL, pages;
+	void *buf;
+	double t;
+	long i;
+	int fd = open(dev, O_RDONLY | O_DIRECT);
+
+	if (fd < 0)
+		die(dev);
+	pages = lseek(fd, 0, SEEK_END) / 4096;
+	if (!pages || posix_memalign(&buf, 4096, 4096))
+		die("size");
+	t = now();
+	for (i = 0; i < iter; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (pread(fd, buf, 4096, (x % pages) * 4096) != 4096)
+			die("pread");
+	}
+	printf("%.0f\n", (now() - t) * 1e9 / iter);
+	close(fd);
+}
+
+/*
+ * A child touches @mib MiB, noting the time after each page in a page
+ * shared with us: microseconds from its last noted page to the return of
+ * our waitpid (the limit's hit, memcg's reclaim retries, the OOM kill, the
+ * exit).
+ */
+static void oom(long mib)
+{
+	volatile double *last = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	double end;
+	pid_t pid;
+	int st;
+
+	if (last == MAP_FAILED)
+		die("mmap");
+	*last = 0;
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		char *m = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		long k;
+
+		if (m == MAP_FAILED)
+			_exit(3);
+		for (k = 0; k < mib << 20; k += 4096) {
+			m[k] = 1;
+			*last = now();
+		}
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		die("waitpid");
+	end = now();
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
+		fprintf(stderr, "oom: child not killed (status %#x)\n", st);
+		exit(1);
+	}
+	printf("%.1f\n", (end - *last) * 1e6);
+}
+
 int main(int argc, char **argv)
 {
 	long i, iter = argc > 2 ? atol(argv[2]) : 0;
@@ -332,6 +488,16 @@ int main(int argc, char **argv)
 		if (pthread_create(&th, NULL, exec_again, argv))
 			die("pthread_create");
 		pause();
+	} else if (!strcmp(argv[1], "fault")) {
+		faults(iter);
+	} else if (!strcmp(argv[1], "cread") && argc == 4) {
+		cread(iter, argv[3]);
+	} else if (!strcmp(argv[1], "pipew")) {
+		pipew(iter);
+	} else if (!strcmp(argv[1], "dread") && argc == 4) {
+		dread(iter, argv[3]);
+	} else if (!strcmp(argv[1], "oom")) {
+		oom(iter);
 	} else if (!strcmp(argv[1], "forklat")) {
 		forklat(iter);
 	} else if (!strcmp(argv[1], "forkgroups") && argc == 7) {
