@@ -1143,6 +1143,13 @@ static long msf(const char *group, const char *key)
  * process, which costs a fraction of a second in the debug guest); 0, or
  * -1 (no zram0: CONFIG_ZRAM).
  */
+static void zram_swap_off(void)
+{
+	swapoff(ZRAM_DEV);
+	rg_write(ZRAM "/reset", "1");
+	unlink(ZRAM_DEV);
+}
+
 static int zram_swap_on(long bytes)
 {
 	long pg = sysconf(_SC_PAGESIZE);
@@ -1150,6 +1157,8 @@ static int zram_swap_on(long bytes)
 	char buf[64], *hdr;
 	int fd, ok;
 
+	/* Swap left on by a case cut short (its teardown did not run). */
+	zram_swap_off();
 	snprintf(buf, sizeof(buf), "%ld", bytes);
 	if (rg_write(ZRAM "/disksize", buf) ||
 	    rg_read(ZRAM "/dev", buf, sizeof(buf)) < 0 ||
@@ -1173,13 +1182,6 @@ static int zram_swap_on(long bytes)
 	if (!ok)
 		return -1;
 	return swapon(ZRAM_DEV, 0) ? -1 : 0;
-}
-
-static void zram_swap_off(void)
-{
-	swapoff(ZRAM_DEV);
-	rg_write(ZRAM "/reset", "1");
-	unlink(ZRAM_DEV);
 }
 
 /*
@@ -1425,7 +1427,8 @@ static const char * const storm_groups[] = { "g/a", "g/b", "g", "" };
 
 /*
  * One of the storm's workers: from the word go until told to stop,
- * forks a child that moves itself to one of the storm's groups, touches
+ * forks a child that moves itself to one of the storm's groups (drawn
+ * here, before the fork, so that each child draws anew), touches
  * @bytes and exits (every other one forks a grandchild that touches as
  * much and exits first), and touches and frees @bytes itself; exits 0,
  * or 20-22 at the first failure (10-12: its child's).
@@ -1433,18 +1436,19 @@ static const char * const storm_groups[] = { "g/a", "g/b", "g", "" };
 static void storm_worker(struct storm *sh, int n, long bytes)
 {
 	unsigned int seed = n;
+	const char *to;
 	int st, i;
 	pid_t c;
 
 	while (!SH_GET(sh->go))
 		usleep(1000);
 	for (i = 0; !SH_GET(sh->stop); i++) {
+		to = storm_groups[rand_r(&seed) % 4];
 		c = fork();
 		if (c < 0)
 			_exit(20);
 		if (!c) {
-			if (rg_move(storm_groups[rand_r(&seed) % 4],
-				    getpid()))
+			if (rg_move(to, getpid()))
 				_exit(10);
 			if (i & 1) {
 				c = fork();
