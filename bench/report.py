@@ -352,6 +352,20 @@ def icount_table(title, tests, unit, who):
         yield t
 
 
+def ratio_lines(t, pairs, key=None):
+    """For each (a, b, what) of @pairs that test @t ran: its per-round
+    ratios a/b, printed, and kept in summary[@key][t] if @key."""
+    for a, b, what in pairs:
+        v = paired(t, a, b)
+        if not v:
+            continue
+        if key:
+            summary.setdefault(key, {}).setdefault(t, {})[a + "/" + b] = {
+                "median": statistics.median(v), "values": v}
+        print("     %s: %.4f [rounds %.4f-%.4f]" % (
+            what, statistics.median(v), min(v), max(v)))
+
+
 for t in icount_table("icount test", PPI,
                       "instructions per pipe round trip, {} (icount)",
                       (("N", "no module"), ("R", "rg_cpu.ko"),
@@ -394,16 +408,11 @@ for t, what in KT.items():
         if cfg in raw[t]:
             print(f"{t:<12} {cfg:<7} {med(t, cfg):>10.4g} "
                   f"{summary[t][cfg]['spread_pct']:>7.1f}%  {kn[cfg]}")
-    for a, b, what in (("K", "N", "rg_kmem.ko depth 5 / no accounting"),
-                       ("M", "N", "memcg depth 5 / no accounting"),
-                       ("K0", "N", "after rg_kmem.ko: root / fresh boot"),
-                       ("N", "U", "patched, never loaded / unpatched")):
-        v = paired(t, a, b)
-        if v:
-            summary.setdefault("kmem_ratios", {}).setdefault(t, {})[
-                a + "/" + b] = {"median": statistics.median(v), "values": v}
-            print("     %s: %.4f [rounds %.4f-%.4f]" % (
-                what, statistics.median(v), min(v), max(v)))
+    ratio_lines(t, (("K", "N", "rg_kmem.ko depth 5 / no accounting"),
+                    ("M", "N", "memcg depth 5 / no accounting"),
+                    ("K0", "N", "after rg_kmem.ko: root / fresh boot"),
+                    ("N", "U", "patched, never loaded / unpatched")),
+                "kmem_ratios")
     ratio_target("%s rg_kmem.ko/memcg, depth 5 (icount)" % t,
                  paired(t, "K", "M"), 1.10)
 
@@ -435,28 +444,14 @@ def within_target(name, vals, tol, unit="rounds"):
           f" [{unit} {min(vals):.4f}-{max(vals):.4f}]{extra}")
 
 
-for t, what in MT.items():
-    units[t] = "ns per " + what + " (icount)"
-    if not raw.get(t):
-        continue
-    print()
-    print(f"{'memory test':<12} {'config':<7} {'median':>10} {'spread':>8}")
-    for cfg in mn2:
-        if cfg in raw[t]:
-            print(f"{t:<12} {cfg:<7} {med(t, cfg):>10.1f} "
-                  f"{summary[t][cfg]['spread_pct']:>7.2f}%  {mn2[cfg]}")
-    for a, b, what in (("G", "M6", "rg_memory.ko depth 5 / memcg depth 6"),
-                       ("M6", "M", "memcg depth 6 / depth 5"),
-                       ("R", "R0", "root, module loaded / never loaded "
-                        "(key on in both)"),
-                       ("R", "N", "root, module loaded / fresh boot"),
-                       ("R0", "N", "root, memcg's key on / fresh boot")):
-        v = paired(t, a, b)
-        if v:
-            summary.setdefault("memory_ratios", {}).setdefault(t, {})[
-                a + "/" + b] = {"median": statistics.median(v), "values": v}
-            print("     %s: %.4f [rounds %.4f-%.4f]" % (
-                what, statistics.median(v), min(v), max(v)))
+for t in icount_table("memory test", MT, "ns per {} (icount)", mn2.items()):
+    ratio_lines(t, (("G", "M6", "rg_memory.ko depth 5 / memcg depth 6"),
+                    ("M6", "M", "memcg depth 6 / depth 5"),
+                    ("R", "R0", "root, module loaded / never loaded "
+                     "(key on in both)"),
+                    ("R", "N", "root, module loaded / fresh boot"),
+                    ("R0", "N", "root, memcg's key on / fresh boot")),
+                "memory_ratios")
     ratio_target("%s rg_memory.ko/memcg, depth 5 (icount)" % t,
                  paired(t, "G", "M"), 1.01)
     ratio_target("hooks patches, %s, rg_memory.ko never loaded: "
@@ -493,22 +488,13 @@ if raw.get("moom", {}).get("cG"):
 
 # Block io (bench/io.sh): N none, C io cgroup depth 5, I rg_io.ko depth 5,
 # U unpatched kernel.
-if raw.get("iread"):
-    units["iread"] = "ns per O_DIRECT 4 KiB random read of a null_blk " \
-        "disk, no ceiling (icount)"
-    print()
-    print(f"{'io test':<12} {'config':<7} {'median':>10} {'spread':>8}")
-    for cfg, who in (("N", "no module, root"), ("C", "io cgroup depth 5"),
-                     ("I", "rg_io.ko depth 5"), ("U", "unpatched kernel")):
-        if cfg in raw["iread"]:
-            print(f"{'iread':<12} {cfg:<7} {med('iread', cfg):>10.1f} "
-                  f"{summary['iread'][cfg]['spread_pct']:>7.2f}%  {who}")
-    for a, b, what in (("C", "N", "io cgroup depth 5 / none"),
-                       ("I", "N", "rg_io.ko depth 5 / none")):
-        v = paired("iread", a, b)
-        if v:
-            print("     %s: %.4f [rounds %.4f-%.4f]" % (
-                what, statistics.median(v), min(v), max(v)))
+for t in icount_table("io test", {"iread": "O_DIRECT 4 KiB random read of a "
+                                  "null_blk disk, no ceiling"},
+                      "ns per {} (icount)",
+                      (("N", "no module, root"), ("C", "io cgroup depth 5"),
+                       ("I", "rg_io.ko depth 5"), ("U", "unpatched kernel"))):
+    ratio_lines(t, (("C", "N", "io cgroup depth 5 / none"),
+                    ("I", "N", "rg_io.ko depth 5 / none")))
     ratio_target("io 4 KiB random read rg_io.ko/io cgroup, depth 5, no "
                  "ceiling (icount)", paired("iread", "I", "C"), 1.02)
     ratio_target("hooks patches, io read, no module: patched/unpatched "

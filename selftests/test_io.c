@@ -363,22 +363,36 @@ static double stall_pct(double stall)
 }
 
 /*
- * After @warm s, @c's bytes (or I/Os) a second over about @window s:
- * between the ends of two I/Os, so that no part of one is counted. The
- * window's stall in win_stall.
+ * After @warm s, the bytes (or I/Os) a second of the @n counters from @c
+ * on, added up, over about @window s: each between the ends of two of
+ * its I/Os, so that no part of one is counted. The window's stall in
+ * win_stall.
  */
-static double rate(struct ctr *c, int ios, double warm, double window)
+static double rates(struct ctr *c, int n, int ios, double warm,
+		    double window)
 {
-	long n0, n1;
-	double t0, t1;
+	long n0[NCTR], n1[NCTR];
+	double t0[NCTR], t1[NCTR], r = 0;
+	int i;
 
 	usleep(warm * 1e6);
 	stall_begin();
-	t0 = sample(c, ios, &n0);
+	for (i = 0; i < n; i++)
+		t0[i] = sample(&c[i], ios, &n0[i]);
 	usleep(window * 1e6);
-	t1 = sample(c, ios, &n1);
+	for (i = 0; i < n; i++)
+		t1[i] = sample(&c[i], ios, &n1[i]);
 	stall_end();
-	return t1 > t0 ? (n1 - n0) / (t1 - t0) : 0;
+	for (i = 0; i < n; i++)
+		if (t1[i] > t0[i])
+			r += (n1[i] - n0[i]) / (t1[i] - t0[i]);
+	return r;
+}
+
+/* rates() of one counter. */
+static double rate(struct ctr *c, int ios, double warm, double window)
+{
+	return rates(c, 1, ios, warm, window);
 }
 
 /* Write res=io,KEY=VAL to group's shares; 0 or -errno. */
@@ -421,19 +435,21 @@ static int near(const char *what, double v, double want, double pct)
 }
 
 /*
- * @c's rate (as rate()) judged against @want +- @pct %, the bounds
+ * The @n counters' rate from @c on (as rates()) judged against @want +-
+ * @pct %, the bounds
  * given way by the window's stall, a stalled window out of them
  * measured again (see STALL_RETRY). The rate into *@r, its window's
  * stall into win_stall.
  */
-static int rate_near(const char *what, struct ctr *c, int ios, double warm,
-		     double window, double want, double pct, double *r)
+static int rate_near(const char *what, struct ctr *c, int n, int ios,
+		     double warm, double window, double want, double pct,
+		     double *r)
 {
 	double v;
 	int try;
 
 	for (try = 0;; try++) {
-		v = rate(c, ios, try ? 0 : warm, window);
+		v = rates(c, n, ios, try ? 0 : warm, window);
 		if (r)
 			*r = v;
 		if (near(what, v, want, pct + stall_pct(win_stall)))
@@ -725,7 +741,7 @@ static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 	pid[0] = reader(&ctrs[0], NB, NULL, "g", bs, 0);
 	ASSERT_LT(0, pid[0]);
 	EXPECT_TRUE(rate_near(ios ? "group's reads/s" : "group's bytes/s",
-			      &ctrs[0], ios, 0.1, window, want, pct, &ours));
+			      &ctrs[0], 1, ios, 0.1, window, want, pct, &ours));
 	stalls = win_stall;
 	EXPECT_EQ(0, stop(&ctrs[0], pid[0]));
 	pid[0] = 0;
@@ -737,7 +753,7 @@ static void ceiling_pair(struct __test_metadata *_metadata, pid_t *pid,
 	pid[0] = reader(&ctrs[0], NB, CGA, NULL, bs, 0);
 	ASSERT_LT(0, pid[0]);
 	EXPECT_TRUE(rate_near(ios ? "cgroup's reads/s" : "cgroup's bytes/s",
-			      &ctrs[0], ios, 0.1, window, want, pct, &theirs));
+			      &ctrs[0], 1, ios, 0.1, window, want, pct, &theirs));
 	stalls += win_stall;
 	EXPECT_EQ(0, stop(&ctrs[0], pid[0]));
 	pid[0] = 0;
@@ -799,24 +815,22 @@ TEST_F(io, unchanged_lines_not_rewritten_devices_rewrites_all)
  */
 TEST_F(io, nested_ceilings_the_tighter_holds)
 {
-	double window = (rg_quick() ? 0.25 : 2), a, t[4];
+	double window = (rg_quick() ? 0.25 : 2);
 	double pct = (rg_quick() ? 10 : 5), warm = (rg_quick() ? 0.1 : 0.2);
-	int try, ok;
-	long n[4];
 
 	ASSERT_EQ(0, only("rbps", CAP_BPS));
 	ASSERT_EQ(0, rg_mkdir("g/c"));
 	ASSERT_EQ(0, rg_mkdir("g/d"));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	EXPECT_TRUE(rate_near("g/c under g's ceiling", &ctrs[0], 0, warm,
+	EXPECT_TRUE(rate_near("g/c under g's ceiling", &ctrs[0], 1, 0, warm,
 			      window, G_BPS, pct, NULL));
 	/* (a fresh reader each time: none waits under the old ceiling) */
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	ASSERT_EQ(0, shares_set("g/c", "max_shares", 50));
 	self->pid[0] = reader(&ctrs[0], NB, NULL, "g/c", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	EXPECT_TRUE(rate_near("g/c's own ceiling", &ctrs[0], 0, warm, window,
+	EXPECT_TRUE(rate_near("g/c's own ceiling", &ctrs[0], 1, 0, warm, window,
 			      G_BPS / 2, pct, NULL));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	ASSERT_EQ(0, shares_set("g/c", "max_shares", 100));
@@ -824,23 +838,9 @@ TEST_F(io, nested_ceilings_the_tighter_holds)
 	ASSERT_LT(0, self->pid[0]);
 	self->pid[1] = reader(&ctrs[1], NB, NULL, "g/d", 16384, 16 * MIB);
 	ASSERT_LT(0, self->pid[1]);
-	usleep(rg_scaled(500000, 200000));
-	for (try = 0;; try++) {
-		stall_begin();
-		t[0] = sample(&ctrs[0], 0, &n[0]);
-		t[1] = sample(&ctrs[1], 0, &n[1]);
-		usleep(window * 1e6);
-		t[2] = sample(&ctrs[0], 0, &n[2]);
-		t[3] = sample(&ctrs[1], 0, &n[3]);
-		stall_end();
-		a = (n[2] - n[0]) / (t[2] - t[0]) +
-		    (n[3] - n[1]) / (t[3] - t[1]);
-		ok = near("g/c and g/d together", a, G_BPS,
-			  pct + stall_pct(win_stall));
-		if (ok || win_stall < STALL_RETRY || try == 2)
-			break;
-	}
-	EXPECT_TRUE(ok);
+	EXPECT_TRUE(rate_near("g/c and g/d together", &ctrs[0], 2, 0,
+			      rg_scaled(500000, 200000) / 1e6, window, G_BPS,
+			      pct, NULL));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	EXPECT_EQ(0, stop(&ctrs[1], self->pid[1]));
 	self->pid[0] = 0;
@@ -863,7 +863,7 @@ TEST_F(io, precedence_over_io_cgroups)
 	ASSERT_EQ(0, rg_write(CGA "/io.max", buf));
 	self->pid[0] = reader(&ctrs[0], NB, CGA, "g", 16384, 0);
 	ASSERT_LT(0, self->pid[0]);
-	EXPECT_TRUE(rate_near("in the cgroup and g", &ctrs[0], 0, 0.1, window,
+	EXPECT_TRUE(rate_near("in the cgroup and g", &ctrs[0], 1, 0, 0.1, window,
 			      G_BPS, pct, NULL));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));
 	/* (4 KiB reads: 64 a second, as the others' 16 KiB at 1 MiB/s) */
@@ -873,7 +873,7 @@ TEST_F(io, precedence_over_io_cgroups)
 	 * (cgroup's own ceiling: which one applies is the point, a quarter
 	 * of ours; 256 KiB/s in 4 KiB reads came out 6-10 % off at times)
 	 */
-	EXPECT_TRUE(rate_near("in the cgroup, the root group", &ctrs[0], 0,
+	EXPECT_TRUE(rate_near("in the cgroup, the root group", &ctrs[0], 1, 0,
 			      rg_quick() ? 0.1 : 0.5, window, G_BPS / 4,
 			      rg_quick() ? 25 : 15, NULL));
 	EXPECT_EQ(0, stop(&ctrs[0], self->pid[0]));

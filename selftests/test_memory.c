@@ -93,18 +93,23 @@ static long shadow_val(const char *group, const char *file)
 	return atol(buf);
 }
 
-/* Touch @bytes of fresh anonymous memory; 0, or -1 if mmap fails. */
-static int touch(long bytes)
+/* Touch @bytes of fresh anonymous memory: where, or MAP_FAILED. */
+static char *touch_map(long bytes)
 {
 	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long i;
 
-	if (p == MAP_FAILED)
-		return -1;
-	for (i = 0; i < bytes; i += 4096)
-		p[i] = 1;
-	return 0;
+	if (p != MAP_FAILED)
+		for (i = 0; i < bytes; i += 4096)
+			p[i] = 1;
+	return p;
+}
+
+/* touch_map(), kept; 0, or -1 if mmap fails. */
+static int touch(long bytes)
+{
+	return touch_map(bytes) == MAP_FAILED ? -1 : 0;
 }
 
 /*
@@ -1399,18 +1404,12 @@ TEST_F(mem_kept, kernel_memory_goes_to_kmem_when_it_is_loaded)
 	self->held = 0;
 }
 
-/* touch() @bytes, then unmap them; 0 or -1. */
+/* touch_map() @bytes, then unmap them; 0 or -1. */
 static int touch_free(long bytes)
 {
-	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	long i;
+	char *p = touch_map(bytes);
 
-	if (p == MAP_FAILED)
-		return -1;
-	for (i = 0; i < bytes; i += 4096)
-		p[i] = 1;
-	return munmap(p, bytes);
+	return p == MAP_FAILED ? -1 : munmap(p, bytes);
 }
 
 /* Words the test shares with its children and their threads. */
